@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* conf.h - the command line, parsed and checked before anything starts
+ *
+ * Port specs follow QEMU's key=value convention:
+ *   --port vhost-user,path=SOCK[,name=N][,client][,queues=N]
+ *   --port tap,ifname=IF[,name=N]
+ * Every error is one line naming the offending spec and key.
+ */
+#ifndef VHOSTD_CONF_H
+#define VHOSTD_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CONF_PORTS_MAX	64
+#define CONF_NAME_MAX	32
+#define CONF_PATH_MAX	108	/* sun_path */
+#define CONF_IFNAME_MAX	16	/* IFNAMSIZ */
+
+/**
+ * struct conf_port - one --port spec
+ * @type:	"vhost-user" or "tap"
+ * @name:	port name (default: type + index, e.g. "vu0", "tap1")
+ * @path:	vhost-user socket path
+ * @client:	vhost-user: connect to @path instead of listening
+ * @queues:	vhost-user: queue pairs (1 until multiqueue lands)
+ * @ifname:	tap: interface name
+ */
+struct conf_port {
+	char type[CONF_NAME_MAX];
+	char name[CONF_NAME_MAX];
+	char path[CONF_PATH_MAX];
+	bool client;
+	unsigned int queues;
+	char ifname[CONF_IFNAME_MAX];
+};
+
+/**
+ * struct conf - the whole command line
+ * @nports:	ports in @ports
+ * @ports:	port specs, in command line order
+ * @ctl_path:	control socket path ("" = none)
+ * @workers:	worker threads (>= 1)
+ * @poll_us:	busy-poll window after a queue runs dry, microseconds
+ * @fdb_age_s:	MAC table ageing time, seconds
+ * @verbose:	log level bump
+ */
+struct conf {
+	unsigned int nports;
+	struct conf_port ports[CONF_PORTS_MAX];
+	char ctl_path[CONF_PATH_MAX];
+	unsigned int workers;
+	unsigned int poll_us;
+	unsigned int fdb_age_s;
+	int verbose;
+};
+
+/*
+ * conf_parse_port()	parse one spec into @out; on error write a one-line
+ *			message to @err (size @errlen) and return -EINVAL.
+ * conf_parse()		parse argv; 0 ok, 1 if --help/--version was printed
+ *			(exit 0), -EINVAL with @err set (exit 2).
+ * conf_usage()		print --help text to @f.
+ */
+int conf_parse_port(const char *spec, unsigned int index,
+		    struct conf_port *out, char *err, size_t errlen);
+int conf_parse(int argc, char **argv, struct conf *c, char *err,
+	       size_t errlen);
+void conf_usage(void *f);
+
+#endif /* VHOSTD_CONF_H */

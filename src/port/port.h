@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* port.h - the interface every port type implements
+ *
+ * A port is one attachment to the switch: a vhost-user guest, a TAP
+ * device, later AF_XDP and VXLAN.  Ports live in a fixed table owned by
+ * the switch and are referred to by index across threads.  Each type
+ * supplies a struct port_ops; the members' contracts are written here
+ * once, and every implementation follows them.
+ */
+#ifndef VHOSTD_PORT_H
+#define VHOSTD_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../net/pkt.h"
+#include "../conf.h"
+#include "../stats.h"
+
+struct port;
+
+/**
+ * struct port_ops - a port type
+ * @type:	name used in --port specs ("vhost-user", "tap")
+ * @priv_size:	bytes of per-port private state (port->priv)
+ * @open:	create the port from @spec (control thread, start-up or
+ *		ctl).  Return 0 or -errno; on failure nothing is left open.
+ * @close:	undo @open (control thread); the port is already removed
+ *		from forwarding and no worker polls it.
+ * @xmit:	switch -> port: deliver @n frames (any worker thread, may
+ *		run concurrently with other workers delivering to the same
+ *		port: serialise internally).  Copies what it accepts; the
+ *		frames' buffers are untouched and belong to the caller.
+ *		Return how many were delivered; the port counts the rest as
+ *		drops by reason.  Never blocks.
+ * @poll:	worker: the fd registered for @cookie became readable (or
+ *		the worker polls): pull up to @budget frames from the port,
+ *		hand them to switch_forward(), give their buffers back.
+ *		Return frames processed; @budget reached means "call again".
+ * @timer:	control thread, once a second: housekeeping (may be NULL)
+ */
+struct port_ops {
+	const char *type;
+	unsigned int priv_size;
+	int (*open)(struct port *p, const struct conf_port *spec);
+	void (*close)(struct port *p);
+	unsigned int (*xmit)(struct port *p, struct pkt *const *pkts,
+			     unsigned int n);
+	unsigned int (*poll)(struct port *p, uint32_t cookie,
+			     unsigned int budget);
+	void (*timer)(struct port *p);
+};
+
+/**
+ * struct port - one switch port
+ * @idx:	index in the switch's table (stable while in use)
+ * @in_use:	slot holds a port
+ * @up:		forwarding enabled: the switch delivers to this port only
+ *		while set (written by the port's control-side code)
+ * @name:	user-visible name
+ * @ops:	type
+ * @stats:	counters, see stats.h
+ * @priv:	type-specific state, @ops->priv_size bytes
+ */
+struct port {
+	unsigned int idx;
+	bool in_use;
+	bool up;
+	char name[CONF_NAME_MAX];
+	const struct port_ops *ops;
+	struct port_stats stats;
+	void *priv;
+};
+
+extern const struct port_ops port_vhost_ops;
+extern const struct port_ops port_tap_ops;
+
+const struct port_ops *port_ops_find(const char *type);
+
+#endif /* VHOSTD_PORT_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* switch.h - the L2 switch: port table, MAC learning, forwarding
+ *
+ * One switch per process.  Ports live in a fixed table and are referred
+ * to by index across threads.  switch_forward() runs in whichever worker
+ * polled the source port: it learns the source MAC, picks destinations
+ * (known unicast -> one port; broadcast, multicast, unknown -> flood to
+ * every other port that is up; never back to the source), groups the
+ * burst by destination and calls each destination's xmit once.
+ */
+#ifndef VHOSTD_SWITCH_H
+#define VHOSTD_SWITCH_H
+
+#include <stdint.h>
+
+#include "conf.h"
+#include "fdb.h"
+#include "port/port.h"
+
+#define SWITCH_PORTS_MAX	CONF_PORTS_MAX
+#define SWITCH_BURST		32	/* frames per poll pass and per xmit */
+
+/*
+ * switch_init()	empty switch, FDB ageing @age_s (control, start-up).
+ * switch_port_add()	allocate a slot, run ops->open(); returns index or
+ *			-errno (control thread).
+ * switch_port_del()	ops->close() and free the slot (control thread).
+ * switch_port()	port at @idx, or NULL if the slot is free.
+ * switch_port_count()	highest index in use + 1.
+ * switch_forward()	worker: forward @n frames received on @src.
+ * switch_timer()	control, once a second: age the FDB, port timers.
+ * switch_fdb()		the MAC table (for ctl and tests).
+ * switch_fini()	close every port (control, shutdown).
+ */
+void switch_init(uint32_t age_s);
+int switch_port_add(const struct conf_port *spec);
+void switch_port_del(unsigned int idx);
+struct port *switch_port(unsigned int idx);
+unsigned int switch_port_count(void);
+void switch_forward(struct port *src, struct pkt *const *pkts,
+		    unsigned int n);
+void switch_timer(void);
+struct fdb *switch_fdb(void);
+void switch_fini(void);
+
+#endif /* VHOSTD_SWITCH_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* util.h - small helpers shared by every layer: macros, barriers, time
+ *
+ * Header-only on purpose: nothing here has state.
+ */
+#ifndef VHOSTD_UTIL_H
+#define VHOSTD_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <time.h>
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b)		((a) < (b) ? (a) : (b))
+#define MAX(a, b)		((a) > (b) ? (a) : (b))
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#define CACHE_LINE		64
+#define __cacheline_aligned	__attribute__((aligned(CACHE_LINE)))
+#define __unused		__attribute__((unused))
+#define container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Our own invariants only -- never for guest or peer input. */
+#define ASSERT(x)							\
+	do {								\
+		if (!(x))						\
+			__builtin_trap();				\
+	} while (0)
+
+/* Barriers.  x86 is TSO, but the ring protocol is specified with these
+ * and the driver side may run elsewhere; keep them explicit.
+ */
+#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
+
+/* Single, untorn access to memory another party may change under us. */
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+
+/**
+ * now_ns() - monotonic clock in nanoseconds
+ * Return: CLOCK_MONOTONIC time, ns
+ */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * now_s() - coarse monotonic clock in seconds, cheap enough per burst
+ * Return: CLOCK_MONOTONIC_COARSE seconds
+ */
+static inline uint32_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint32_t)ts.tv_sec;
+}
+
+#endif /* VHOSTD_UTIL_H */

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* virtq.h - device side of a split virtqueue over untrusted guest memory
+ *
+ * The ring is laid out by the guest and may be rewritten by it at any
+ * moment.  Every field is read once (READ_ONCE) into a local, validated,
+ * and only the local is used: indexes against the ring size, descriptor
+ * addresses through guest_mem, chain lengths against the ring size,
+ * indirect tables against their own length.  A violation marks the queue
+ * broken (@broken), and the owner drops the device; nothing here aborts.
+ *
+ * Concurrency: a virtq has no lock of its own.  The owner (vu_dev) holds
+ * the queue lock around every call here, so one thread at a time uses it.
+ */
+#ifndef VHOSTD_VIRTQ_H
+#define VHOSTD_VIRTQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <linux/virtio_ring.h>
+
+#include "guest_mem.h"
+
+#define VIRTQ_MAX_SIZE		32768	/* virtio spec limit for split rings */
+#define VIRTQ_ELEM_IOV_MAX	64	/* segments of one chain we accept */
+
+/**
+ * struct virtq_elem - one descriptor chain popped from the avail ring
+ * @head:	head descriptor index, given back in the used ring
+ * @out_num:	device-readable segments, in @iov[0 .. out_num)
+ * @in_num:	device-writable segments, in @iov[out_num .. out_num+in_num)
+ * @out_len:	total bytes in the readable segments
+ * @in_len:	total bytes in the writable segments
+ * @iov:	host pointers into guest memory, each within one region
+ */
+struct virtq_elem {
+	uint16_t head;
+	uint16_t out_num;
+	uint16_t in_num;
+	uint32_t out_len;
+	uint32_t in_len;
+	struct iovec iov[VIRTQ_ELEM_IOV_MAX];
+};
+
+/**
+ * enum virtq_pop_result - what virtq_pop() found
+ * @VIRTQ_POP_EMPTY:	no new buffer in the avail ring
+ * @VIRTQ_POP_OK:	@elem is a valid chain
+ * @VIRTQ_POP_DROP:	the chain is well-formed but unusable by us (more
+ *			than VIRTQ_ELEM_IOV_MAX segments, writable before
+ *			readable, ...): @elem->head is valid and must be pushed
+ *			back with length 0 and counted as a drop
+ * @VIRTQ_POP_BROKEN:	the ring itself is corrupt; @broken is now set
+ */
+enum virtq_pop_result {
+	VIRTQ_POP_EMPTY,
+	VIRTQ_POP_OK,
+	VIRTQ_POP_DROP,
+	VIRTQ_POP_BROKEN,
+};
+
+/**
+ * struct virtq - device view of one split virtqueue
+ * @num:		ring size (power of two, <= VIRTQ_MAX_SIZE), 0 if unset
+ * @desc_uva:		front end address of the descriptor table
+ * @avail_uva:		front end address of the avail ring
+ * @used_uva:		front end address of the used ring
+ * @desc:		descriptor table, translated; NULL until mapped
+ * @avail:		avail ring, translated
+ * @used:		used ring, translated
+ * @mem:		memory table the descriptors are translated through
+ * @last_avail_idx:	next avail entry to consume (free running)
+ * @used_idx:		used index last published to @used->idx
+ * @pending_used:	entries written by virtq_push() after @used_idx but
+ *			not yet published by virtq_flush()
+ * @signalled_used:	@used_idx value at the last interrupt (event idx)
+ * @signalled_used_valid: @signalled_used is meaningful
+ * @event_idx:		VIRTIO_RING_F_EVENT_IDX negotiated
+ * @indirect:		VIRTIO_RING_F_INDIRECT_DESC negotiated
+ * @notify_disabled:	we asked the guest not to kick
+ * @broken:		a ring violation was seen; no further use
+ * @call_fd:		eventfd to signal the guest, or -1
+ * @stat_pops:		chains popped (for tests and counters)
+ * @stat_notifies:	call_fd writes
+ */
+struct virtq {
+	uint16_t num;
+	uint64_t desc_uva;
+	uint64_t avail_uva;
+	uint64_t used_uva;
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	const struct guest_mem *mem;
+	uint16_t last_avail_idx;
+	uint16_t used_idx;
+	uint16_t pending_used;
+	uint16_t signalled_used;
+	bool signalled_used_valid;
+	bool event_idx;
+	bool indirect;
+	bool notify_disabled;
+	bool broken;
+	int call_fd;
+	uint64_t stat_pops;
+	uint64_t stat_notifies;
+};
+
+/*
+ * Contract, in one place (kernel-doc on each function in virtq.c):
+ * virtq_init()		zero state, call_fd = -1, no ring.
+ * virtq_map()		translate desc/avail/used uvas through @mem for @num
+ *			entries (sizes include the event-idx trailers), check
+ *			alignment (16/2/4) and that each lies wholly in one
+ *			region; sets @mem; reads @used->idx into @used_idx and,
+ *			if it differs from @last_avail_idx (restart after a
+ *			crash), resumes from @used->idx.  -EINVAL/-EFAULT on
+ *			failure, ring left unmapped.
+ * virtq_ready()		mapped and not broken.
+ * virtq_avail_count()	new avail entries (0 if broken; an avail->idx more
+ *			than @num ahead of @last_avail_idx breaks the ring).
+ * virtq_pop()		next chain, following NEXT and (if negotiated)
+ *			INDIRECT, every segment through guest_mem_iov().
+ * virtq_unpop()		give back the last @n popped chains (not yet pushed).
+ * virtq_push()		write one used element after the pending ones.
+ * virtq_flush()		publish pending elements: wmb, then used->idx.
+ * virtq_should_notify()	after a flush: whether the guest wants a call
+ *			(NO_INTERRUPT flag, or used_event with event idx).
+ * virtq_notify()		virtq_should_notify() and, if so, write @call_fd.
+ * virtq_enable_notify()	ask for kicks again (flags or avail_event), full
+ *			barrier, return true if entries arrived meanwhile.
+ * virtq_disable_notify()	ask the guest not to kick (best effort).
+ */
+void virtq_init(struct virtq *vq);
+int virtq_map(struct virtq *vq, const struct guest_mem *mem);
+bool virtq_ready(const struct virtq *vq);
+unsigned int virtq_avail_count(struct virtq *vq);
+enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem);
+void virtq_unpop(struct virtq *vq, unsigned int n);
+void virtq_push(struct virtq *vq, uint16_t head, uint32_t len);
+void virtq_flush(struct virtq *vq);
+bool virtq_should_notify(struct virtq *vq);
+void virtq_notify(struct virtq *vq);
+bool virtq_enable_notify(struct virtq *vq);
+void virtq_disable_notify(struct virtq *vq);
+
+#endif /* VHOSTD_VIRTQ_H */

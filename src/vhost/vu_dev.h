@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vu_dev.h - one vhost-user device: connection, protocol state, queues
+ *
+ * The control thread owns a vu_dev and runs the vhost-user protocol on it
+ * (vhost_user.c reads and checks messages, vu_dev.c applies them).  The
+ * datapath (a worker, through the port that embeds the device) only ever
+ * touches a queue while holding that queue's @lock, and only while the
+ * queue is @started.  The control thread takes the same lock before it
+ * changes anything a started queue uses: ring addresses, the memory table
+ * (every queue lock, TX queues first, see doc/architecture.md), call fd.
+ *
+ * This layer includes nothing above it.  The port that embeds a device
+ * learns of queues starting and stopping through struct vu_dev_ops.
+ */
+#ifndef VHOSTD_VU_DEV_H
+#define VHOSTD_VU_DEV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "guest_mem.h"
+#include "virtq.h"
+
+#define VU_MAX_QUEUE_PAIRS	1	/* GET_QUEUE_NUM answer */
+#define VU_MAX_QUEUES		(2 * VU_MAX_QUEUE_PAIRS)
+#define VU_MAX_FDS		8	/* SCM_RIGHTS fds accepted per message */
+#define VU_NAME_MAX		32
+
+struct vu_dev;
+
+/**
+ * struct vu_dev_ops - what the embedding port is told
+ * @queue_start:	queue @q just became runnable (mapped, kick fd set,
+ *			enabled, memory table present); start polling its
+ *			kick fd (vu_dev_kick_fd()).  Called from the control
+ *			thread without the queue lock.
+ * @queue_stop:		queue @q stopped being runnable (it is already
+ *			marked stopped under its lock, so the datapath will
+ *			not use it); stop polling its kick fd before this
+ *			returns, because the fd is closed right after.
+ *			Called from the control thread without the lock.
+ */
+struct vu_dev_ops {
+	void (*queue_start)(struct vu_dev *dev, unsigned int q);
+	void (*queue_stop)(struct vu_dev *dev, unsigned int q);
+};
+
+/**
+ * struct vu_queue - one virtqueue of a device and what guards it
+ * @lock:	taken by the datapath once per burst, by control to change
+ *		anything below
+ * @vq:		ring state (virtq.h)
+ * @kick_fd:	eventfd the guest kicks, -1 if none (or polling mode)
+ * @err_fd:	eventfd for errors, -1 if none
+ * @num_set:	SET_VRING_NUM seen
+ * @addr_set:	SET_VRING_ADDR seen
+ * @enabled:	SET_VRING_ENABLE state
+ * @started:	handed to the datapath; the datapath checks it under @lock
+ */
+struct vu_queue {
+	pthread_mutex_t lock;
+	struct virtq vq;
+	int kick_fd;
+	int err_fd;
+	bool num_set;
+	bool addr_set;
+	bool enabled;
+	bool started;
+};
+
+/**
+ * struct vu_dev_stats - protocol counters (control thread only)
+ * @msgs:		messages handled
+ * @msg_errors:		messages rejected (malformed, unknown, out of order)
+ * @connects:		connections accepted or made
+ * @disconnects:	connections dropped (peer gone, error, broken ring)
+ */
+struct vu_dev_stats {
+	uint64_t msgs;
+	uint64_t msg_errors;
+	uint64_t connects;
+	uint64_t disconnects;
+};
+
+/**
+ * struct vu_dev - a vhost-user device
+ * @name:		for logs
+ * @fd:			connected socket, -1 when no front end
+ * @features_offered:	device feature bits (GET_FEATURES), set by the port
+ * @features:		acked feature bits (SET_FEATURES)
+ * @protocol_features:	acked protocol feature bits
+ * @owner:		SET_OWNER seen
+ * @broken:		the datapath found a ring violation; set with the
+ *			queue lock held, read by control, cleared on detach
+ * @mem:		memory table, see locking above
+ * @q:			queues: even = RX (device writes), odd = TX
+ * @ops:		embedding port's callbacks
+ * @opaque:		embedding port's pointer, for @ops
+ * @stats:		protocol counters
+ */
+struct vu_dev {
+	char name[VU_NAME_MAX];
+	int fd;
+	uint64_t features_offered;
+	uint64_t features;
+	uint64_t protocol_features;
+	bool owner;
+	bool broken;
+	struct guest_mem mem;
+	struct vu_queue q[VU_MAX_QUEUES];
+	const struct vu_dev_ops *ops;
+	void *opaque;
+	struct vu_dev_stats stats;
+};
+
+/*
+ * Contract (kernel-doc on each function in the .c files):
+ * vu_dev_init()	once at port creation: no connection, locks made.
+ * vu_dev_fini()	once at port removal: detach, destroy locks.
+ * vu_dev_attach()	a front end connected on @fd (accepted or connected);
+ *			protocol state starts from scratch.
+ * vu_dev_handle()	read one message from @fd (with SCM_RIGHTS fds), check
+ *			it, apply it, reply if needed.  0 on success, -errno
+ *			if the connection must be dropped (peer closed,
+ *			malformed message, violation): the caller then calls
+ *			vu_dev_detach().  Never aborts on peer input.
+ * vu_dev_detach()	stop every queue (ops->queue_stop), unmap memory,
+ *			close fds and the socket; the device waits for the
+ *			next front end.
+ * vu_dev_mark_broken()	datapath, queue lock held: note a guest violation
+ *			and shut the socket down so the control thread sees
+ *			the hang-up and detaches.
+ * vu_dev_hdr_len()	virtio-net header length implied by @features
+ *			(12 with VERSION_1 or MRG_RXBUF, else 10).
+ */
+void vu_dev_init(struct vu_dev *dev, const char *name,
+		 uint64_t features_offered, const struct vu_dev_ops *ops,
+		 void *opaque);
+void vu_dev_fini(struct vu_dev *dev);
+void vu_dev_attach(struct vu_dev *dev, int fd);
+int vu_dev_handle(struct vu_dev *dev);
+void vu_dev_detach(struct vu_dev *dev);
+void vu_dev_mark_broken(struct vu_dev *dev);
+unsigned int vu_dev_hdr_len(const struct vu_dev *dev);
+
+#endif /* VHOSTD_VU_DEV_H */
