@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* main.c - vhostd: start-up, the control thread, shutdown
+ *
+ * Start-up is the only place allowed to die(): a bad command line exits 2
+ * with one line on stderr, a port that cannot be created exits 1.  After
+ * that the control thread runs the event loop until SIGINT/SIGTERM, and
+ * nothing a guest, front end or ctl client sends can end the process.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "ctl.h"
+#include "evloop.h"
+#include "log.h"
+#include "switch.h"
+#include "worker.h"
+
+static struct conf conf;
+
+/**
+ * main_on_signal() - SIGINT/SIGTERM: leave the event loop
+ * @opaque:	unused
+ * @fd:		signalfd
+ * @events:	unused
+ */
+static void main_on_signal(void *opaque, int fd, uint32_t events)
+{
+	struct signalfd_siginfo si;
+
+	if (read(fd, &si, sizeof(si)) == sizeof(si))
+		info("signal %u, shutting down", si.ssi_signo);
+	evloop_stop();
+}
+
+/**
+ * main_on_timer() - once a second: FDB ageing, port housekeeping
+ * @opaque:	unused
+ * @fd:		timerfd
+ * @events:	unused
+ */
+static void main_on_timer(void *opaque, int fd, uint32_t events)
+{
+	uint64_t expired;
+
+	if (read(fd, &expired, sizeof(expired)) != sizeof(expired))
+		return;
+	switch_timer();
+}
+
+/**
+ * main_on_ctl() - a ctl client is connecting
+ * @opaque:	unused
+ * @fd:		listening ctl socket
+ * @events:	unused
+ */
+static void main_on_ctl(void *opaque, int fd, uint32_t events)
+{
+	ctl_handle(fd);
+}
+
+/**
+ * main_setup_signals() - route SIGINT/SIGTERM through a signalfd
+ * Return: the signalfd
+ */
+static int main_setup_signals(void)
+{
+	sigset_t set;
+	int fd;
+
+	/* A front end that vanishes mid-reply must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		die("cannot block signals");
+	fd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (fd < 0 || evloop_add(fd, EPOLLIN, main_on_signal, NULL) < 0)
+		die("signalfd: %s", strerror(errno));
+	return fd;
+}
+
+/**
+ * main_setup_timer() - the control thread's one-second tick
+ * Return: the timerfd
+ */
+static int main_setup_timer(void)
+{
+	struct itimerspec its = {
+		.it_interval = { .tv_sec = 1 },
+		.it_value = { .tv_sec = 1 },
+	};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) < 0 ||
+	    evloop_add(fd, EPOLLIN, main_on_timer, NULL) < 0)
+		die("timerfd: %s", strerror(errno));
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	char errbuf[256];
+	int sig_fd, timer_fd, ctl_fd = -1;
+	unsigned int i;
+	int rc;
+
+	rc = conf_parse(argc, argv, &conf, errbuf, sizeof(errbuf));
+	if (rc > 0)
+		return 0;
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", errbuf);
+		return 2;
+	}
+	if (conf.verbose)
+		log_set_level(LOG_LVL_DEBUG);
+
+	/* Workers inherit the blocked signal mask: only the control
+	 * thread's signalfd sees SIGINT/SIGTERM.
+	 */
+	if (evloop_init() < 0)
+		die("epoll: %s", strerror(errno));
+	sig_fd = main_setup_signals();
+	switch_init(conf.fdb_age_s);
+	rc = worker_init(conf.workers, conf.poll_us);
+	if (rc < 0)
+		die("cannot create workers: %s", strerror(-rc));
+
+	for (i = 0; i < conf.nports; i++) {
+		rc = switch_port_add(&conf.ports[i]);
+		if (rc < 0) {
+			err("port %s (%s): %s", conf.ports[i].name,
+			    conf.ports[i].type, strerror(-rc));
+			switch_fini();
+			return 1;
+		}
+	}
+
+	if (conf.ctl_path[0]) {
+		ctl_fd = ctl_open(conf.ctl_path);
+		if (ctl_fd < 0 ||
+		    evloop_add(ctl_fd, EPOLLIN, main_on_ctl, NULL) < 0) {
+			err("ctl socket %s: %s", conf.ctl_path,
+			    strerror(ctl_fd < 0 ? -ctl_fd : ENOSPC));
+			switch_fini();
+			return 1;
+		}
+	}
+	timer_fd = main_setup_timer();
+
+	rc = worker_start();
+	if (rc < 0)
+		die("cannot start workers: %s", strerror(-rc));
+	info("running: %u port(s), %u worker(s), poll %u us",
+	     conf.nports, conf.workers, conf.poll_us);
+
+	rc = evloop_run();
+	if (rc < 0)
+		err("event loop: %s", strerror(-rc));
+
+	worker_stop();
+	switch_fini();
+	if (ctl_fd >= 0)
+		ctl_close(ctl_fd, conf.ctl_path);
+	close(timer_fd);
+	close(sig_fd);
+	evloop_fini();
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* switch.c - the L2 learning switch: port table and forwarding decisions
+ *
+ * DOC: Theory of Operation
+ *
+ * The switch owns a fixed table of ports and the MAC table.  Ports are
+ * added and removed by the control thread only; workers read the table.
+ * A slot's @in_use and @up flags are written with release semantics and
+ * read with acquire, so a worker that sees a port up also sees its fully
+ * initialised state.
+ *
+ * switch_forward() is the whole forwarding plane.  For a burst received
+ * on one port it learns each frame's source MAC, picks destinations and
+ * groups the burst per destination, then calls each destination's xmit
+ * once with its group, so a destination takes its queue lock once per
+ * burst and signals its guest at most once.  The frames are not copied
+ * here: xmit copies them straight from the source's buffers into the
+ * destination's (guest RX buffers, a TAP writev), which is the one copy
+ * a frame takes between two guests.
+ *
+ * Decisions follow a plain 802.1D bridge: group-addressed destinations
+ * (broadcast and multicast) and unknown unicast flood to every up port but
+ * the source; known unicast goes to its port; a frame whose destination
+ * sits on its own source port is filtered (no hairpin).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "switch.h"
+#include "util.h"
+
+/**
+ * struct switch_ctx - the switch
+ * @ports:	port table, indexed by port->idx
+ * @nports:	highest slot in use + 1
+ * @fdb:	MAC table
+ */
+static struct switch_ctx {
+	struct port ports[SWITCH_PORTS_MAX];
+	unsigned int nports;
+	struct fdb fdb;
+} sw;
+
+/**
+ * switch_init() - empty switch
+ * @age_s:	MAC table ageing time, seconds
+ * Context: control thread, start-up
+ */
+void switch_init(uint32_t age_s)
+{
+	unsigned int i;
+
+	memset(&sw.ports, 0, sizeof(sw.ports));
+	for (i = 0; i < SWITCH_PORTS_MAX; i++)
+		sw.ports[i].idx = i;
+	sw.nports = 0;
+	fdb_init(&sw.fdb, age_s);
+}
+
+/**
+ * switch_port_add() - create a port from its spec
+ * @spec:	parsed --port spec
+ *
+ * Return: the new port's index, or -errno (-ENOSPC: table full,
+ *	   -EINVAL: unknown type, or what the type's open returned)
+ * Context: control thread
+ */
+int switch_port_add(const struct conf_port *spec)
+{
+	const struct port_ops *ops = port_ops_find(spec->type);
+	struct port *p = NULL;
+	unsigned int i;
+	int rc;
+
+	if (!ops)
+		return -EINVAL;
+	for (i = 0; i < SWITCH_PORTS_MAX; i++) {
+		if (!sw.ports[i].in_use) {
+			p = &sw.ports[i];
+			break;
+		}
+	}
+	if (!p)
+		return -ENOSPC;
+
+	memset(&p->stats, 0, sizeof(p->stats));
+	p->up = false;
+	p->ops = ops;
+	snprintf(p->name, sizeof(p->name), "%s", spec->name);
+	p->priv = calloc(1, ops->priv_size);
+	if (!p->priv)
+		return -ENOMEM;
+
+	/* Visible to workers before open registers any fd with them. */
+	__atomic_store_n(&p->in_use, true, __ATOMIC_RELEASE);
+	if (i + 1 > sw.nports)
+		__atomic_store_n(&sw.nports, i + 1, __ATOMIC_RELEASE);
+
+	rc = ops->open(p, spec);
+	if (rc < 0) {
+		__atomic_store_n(&p->in_use, false, __ATOMIC_RELEASE);
+		free(p->priv);
+		p->priv = NULL;
+		return rc;
+	}
+	return (int)i;
+}
+
+/**
+ * switch_port_del() - close a port and free its slot
+ * @idx:	port index
+ *
+ * Context: control thread.  The port's close op stops every worker
+ * registration first, so no worker polls it afterwards; a worker that
+ * is mid-xmit to it is excluded by the port's own queue locks.
+ */
+void switch_port_del(unsigned int idx)
+{
+	struct port *p = switch_port(idx);
+
+	if (!p)
+		return;
+	__atomic_store_n(&p->up, false, __ATOMIC_RELEASE);
+	p->ops->close(p);
+	fdb_flush_port(&sw.fdb, (uint16_t)idx);
+	__atomic_store_n(&p->in_use, false, __ATOMIC_RELEASE);
+	free(p->priv);
+	p->priv = NULL;
+}
+
+/**
+ * switch_port() - port at a slot
+ * @idx:	index
+ * Return: the port, or NULL if @idx is out of range or free
+ */
+struct port *switch_port(unsigned int idx)
+{
+	if (idx >= SWITCH_PORTS_MAX ||
+	    !__atomic_load_n(&sw.ports[idx].in_use, __ATOMIC_ACQUIRE))
+		return NULL;
+	return &sw.ports[idx];
+}
+
+/**
+ * switch_port_count() - bound for iterating over ports
+ * Return: highest slot ever used + 1
+ */
+unsigned int switch_port_count(void)
+{
+	return __atomic_load_n(&sw.nports, __ATOMIC_ACQUIRE);
+}
+
+static bool switch_port_is_up(const struct port *p)
+{
+	return __atomic_load_n(&p->in_use, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&p->up, __ATOMIC_ACQUIRE);
+}
+
+static bool eth_is_group(const uint8_t *mac)
+{
+	return mac[0] & 1;
+}
+
+static bool eth_is_zero(const uint8_t *mac)
+{
+	return !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]);
+}
+
+/**
+ * switch_forward() - forward a burst received on @src
+ * @src:	port the frames came from
+ * @pkts:	frames (at most SWITCH_BURST are looked at per call; callers
+ *		never pass more)
+ * @n:		number of frames
+ *
+ * Context: the worker that polled @src, with @src's source queue locked,
+ * so the frames' buffers stay valid until this returns.  Destinations'
+ * xmit ops take their own queue locks: a source queue lock is always
+ * taken before a destination (RX) lock, never the other way round.
+ */
+void switch_forward(struct port *src, struct pkt *const *pkts,
+		    unsigned int n)
+{
+	struct pkt *out[SWITCH_PORTS_MAX][SWITCH_BURST];
+	unsigned int cnt[SWITCH_PORTS_MAX];
+	unsigned int nports = switch_port_count();
+	uint16_t sidx = (uint16_t)src->idx;
+	uint32_t now = now_s();
+	unsigned int i, d;
+
+	if (n > SWITCH_BURST)
+		n = SWITCH_BURST;
+	memset(cnt, 0, sizeof(cnt[0]) * nports);
+
+	for (i = 0; i < n; i++) {
+		struct pkt *pkt = pkts[i];
+		const uint8_t *dst = pkt->eth.h_dest;
+		const uint8_t *smac = pkt->eth.h_source;
+		uint16_t to;
+
+		/* A guest may send any source MAC; only unicast ones are
+		 * worth learning (a multicast "source" would let it capture
+		 * a group address).
+		 */
+		if (!eth_is_group(smac) && !eth_is_zero(smac))
+			fdb_learn(&sw.fdb, smac, sidx, now);
+
+		if (!eth_is_group(dst)) {
+			to = fdb_lookup(&sw.fdb, dst);
+			if (to == sidx)
+				continue;	/* hairpin: filtered */
+			if (to < nports) {
+				struct port *p = &sw.ports[to];
+
+				if (switch_port_is_up(p))
+					out[to][cnt[to]++] = pkt;
+				else
+					stats_add(&p->stats.drops[STATS_DROP_PORT_DOWN], 1);
+				continue;
+			}
+		}
+		/* Group address or unknown unicast: flood. */
+		for (d = 0; d < nports; d++) {
+			if (d == sidx || !switch_port_is_up(&sw.ports[d]))
+				continue;
+			out[d][cnt[d]++] = pkt;
+		}
+	}
+
+	for (d = 0; d < nports; d++) {
+		struct port *p = &sw.ports[d];
+
+		if (cnt[d])
+			p->ops->xmit(p, out[d], cnt[d]);
+	}
+}
+
+/**
+ * switch_timer() - once-a-second housekeeping
+ * Context: control thread
+ */
+void switch_timer(void)
+{
+	unsigned int i, n = switch_port_count();
+
+	fdb_age(&sw.fdb, now_s());
+	for (i = 0; i < n; i++) {
+		struct port *p = switch_port(i);
+
+		if (p && p->ops->timer)
+			p->ops->timer(p);
+	}
+}
+
+/**
+ * switch_fdb() - the MAC table
+ * Return: pointer to the switch's FDB
+ */
+struct fdb *switch_fdb(void)
+{
+	return &sw.fdb;
+}
+
+/**
+ * switch_fini() - close every port
+ * Context: control thread, after the workers stopped
+ */
+void switch_fini(void)
+{
+	unsigned int i, n = switch_port_count();
+
+	for (i = 0; i < n; i++)
+		switch_port_del(i);
+}

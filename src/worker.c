@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* worker.c - datapath threads: run-to-completion loops over port sources
+ *
+ * DOC: Theory of Operation
+ *
+ * A "source" is a (port, cookie) pair: a guest's TX queue, a TAP fd.  Its
+ * fd sits in the worker's epoll set with the pair as the epoll cookie.
+ * One pass of the loop collects the sources that are ready (fds epoll
+ * reported, plus sources that used their whole budget last pass) and
+ * calls each one's poll op once with WORKER_BUDGET: a flooding guest gets
+ * its budget and then waits for everybody else, like vhost-net's weights.
+ *
+ * With --poll-us N, a pass that found work is followed, once the sources
+ * run dry, by up to N microseconds of re-polling them before the thread
+ * sleeps in epoll_wait() again: the seed's "poll before sleeping" idea.
+ * With 0 (the default) an idle worker sleeps at once and costs nothing.
+ *
+ * Nothing here knows port types; registration (worker_fd_add/del) is a
+ * plain epoll_ctl() on the worker's epoll fd, safe from any thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "switch.h"
+#include "util.h"
+#include "worker.h"
+
+#define WORKER_BUDGET		64	/* frames per source per pass */
+#define WORKER_EVENTS		64	/* epoll events per wait */
+#define WORKER_SRC_MAX		(WORKER_EVENTS * 2)
+#define WORKER_STOP_PORT	0xffffffffu
+
+/**
+ * struct worker_src - a pollable source
+ * @port:	port index (WORKER_STOP_PORT for the stop eventfd)
+ * @cookie:	port-defined, e.g. the virtqueue index
+ */
+struct worker_src {
+	uint32_t port;
+	uint32_t cookie;
+};
+
+/**
+ * struct worker - one datapath thread
+ * @thread:	pthread handle
+ * @epfd:	epoll set of this worker's sources
+ * @stop_fd:	eventfd written by worker_stop()
+ * @idx:	worker number
+ * @nbusy:	sources in @busy
+ * @busy:	sources that used their whole budget in the last pass
+ *
+ * Everything but @epfd (used by epoll_ctl from control) is private to the
+ * thread.
+ */
+struct worker {
+	pthread_t thread;
+	int epfd;
+	int stop_fd;
+	unsigned int idx;
+	unsigned int nbusy;
+	struct worker_src busy[WORKER_SRC_MAX];
+} __cacheline_aligned;
+
+static struct worker workers[WORKERS_MAX];
+static unsigned int worker_count;
+static unsigned int worker_next;
+static unsigned int worker_poll_us;
+
+static uint64_t worker_src_key(uint32_t port, uint32_t cookie)
+{
+	return (uint64_t)port << 32 | cookie;
+}
+
+/**
+ * worker_init() - create the workers' epoll sets (threads start later)
+ * @n:		number of workers, 1..WORKERS_MAX
+ * @poll_us:	busy-poll window after sources run dry, microseconds
+ *
+ * Return: 0 or -errno
+ * Context: control thread, start-up
+ */
+int worker_init(unsigned int n, unsigned int poll_us)
+{
+	unsigned int i;
+
+	if (!n || n > WORKERS_MAX)
+		return -EINVAL;
+	worker_poll_us = poll_us;
+	for (i = 0; i < n; i++) {
+		struct worker *w = &workers[i];
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		w->idx = i;
+		w->epfd = epoll_create1(EPOLL_CLOEXEC);
+		w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (w->epfd < 0 || w->stop_fd < 0)
+			return -errno;
+		ev.data.u64 = worker_src_key(WORKER_STOP_PORT, 0);
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->stop_fd, &ev) < 0)
+			return -errno;
+		worker_count = i + 1;
+	}
+	return 0;
+}
+
+/**
+ * worker_add_src() - add @src to @list unless it is already there
+ * @list:	sources to poll this pass
+ * @n:		entries in @list, updated
+ * @src:	source
+ */
+static void worker_add_src(struct worker_src *list, unsigned int *n,
+			   struct worker_src src)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (list[i].port == src.port && list[i].cookie == src.cookie)
+			return;
+	if (*n < WORKER_SRC_MAX)
+		list[(*n)++] = src;
+}
+
+/**
+ * worker_poll_src() - give one source its turn
+ * @src:	source
+ * Return: frames the source processed (WORKER_BUDGET: it has more)
+ */
+static unsigned int worker_poll_src(struct worker_src src)
+{
+	struct port *p = switch_port(src.port);
+
+	if (!p)
+		return 0;
+	return p->ops->poll(p, src.cookie, WORKER_BUDGET);
+}
+
+/**
+ * worker_spin() - busy-poll recently active sources for the poll window
+ * @w:		this worker
+ * @list:	sources that had work this round
+ * @n:		entries in @list
+ *
+ * Sources that find work again go to @w->busy and the spin ends, so the
+ * main loop resumes without sleeping.
+ */
+static void worker_spin(struct worker *w, const struct worker_src *list,
+			unsigned int n)
+{
+	uint64_t end = now_ns() + (uint64_t)worker_poll_us * 1000;
+	unsigned int i;
+
+	while (now_ns() < end) {
+		for (i = 0; i < n; i++) {
+			if (worker_poll_src(list[i]))
+				worker_add_src(w->busy, &w->nbusy, list[i]);
+		}
+		if (w->nbusy)
+			return;
+		__builtin_ia32_pause();
+	}
+}
+
+/**
+ * worker_loop() - thread body
+ * @arg:	struct worker
+ * Return: NULL
+ */
+static void *worker_loop(void *arg)
+{
+	struct worker *w = arg;
+	struct epoll_event evs[WORKER_EVENTS];
+	struct worker_src ready[WORKER_SRC_MAX], active[WORKER_SRC_MAX];
+
+	for (;;) {
+		unsigned int nready = 0, nactive = 0, i;
+		int n;
+
+		n = epoll_wait(w->epfd, evs, WORKER_EVENTS, w->nbusy ? 0 : -1);
+		if (n < 0 && errno != EINTR) {
+			err("worker %u: epoll_wait: %s", w->idx, strerror(errno));
+			return NULL;
+		}
+
+		/* Budget-limited sources from the last pass go first. */
+		for (i = 0; i < w->nbusy; i++)
+			worker_add_src(ready, &nready, w->busy[i]);
+		w->nbusy = 0;
+		for (i = 0; n > 0 && i < (unsigned int)n; i++) {
+			struct worker_src src = {
+				.port = (uint32_t)(evs[i].data.u64 >> 32),
+				.cookie = (uint32_t)evs[i].data.u64,
+			};
+
+			if (src.port == WORKER_STOP_PORT)
+				return NULL;
+			worker_add_src(ready, &nready, src);
+		}
+
+		for (i = 0; i < nready; i++) {
+			unsigned int done = worker_poll_src(ready[i]);
+
+			if (done >= WORKER_BUDGET)
+				worker_add_src(w->busy, &w->nbusy, ready[i]);
+			if (done)
+				active[nactive++] = ready[i];
+		}
+
+		if (!w->nbusy && nactive && worker_poll_us)
+			worker_spin(w, active, nactive);
+	}
+}
+
+/**
+ * worker_start() - start every worker thread
+ * Return: 0 or -errno
+ * Context: control thread, start-up
+ */
+int worker_start(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < worker_count; i++) {
+		int rc = pthread_create(&workers[i].thread, NULL, worker_loop,
+					&workers[i]);
+
+		if (rc)
+			return -rc;
+	}
+	return 0;
+}
+
+/**
+ * worker_stop() - stop and join every worker
+ * Context: control thread, shutdown
+ */
+void worker_stop(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < worker_count; i++) {
+		if (eventfd_write(workers[i].stop_fd, 1) < 0)
+			warn("worker %u: cannot signal stop", i);
+	}
+	for (i = 0; i < worker_count; i++) {
+		pthread_join(workers[i].thread, NULL);
+		close(workers[i].epfd);
+		close(workers[i].stop_fd);
+	}
+	worker_count = 0;
+}
+
+/**
+ * worker_pick() - choose a worker for a new source (round robin)
+ * Return: worker index
+ * Context: control thread
+ */
+unsigned int worker_pick(void)
+{
+	unsigned int w = worker_next++ % (worker_count ? worker_count : 1);
+
+	return w;
+}
+
+/**
+ * worker_fd_add() - make worker @w poll a source when @fd is readable
+ * @w:		worker index
+ * @fd:		fd to watch
+ * @port_idx:	port index passed to the poll op
+ * @cookie:	cookie passed to the poll op
+ *
+ * Return: 0 or -errno
+ * Context: any thread
+ */
+int worker_fd_add(unsigned int w, int fd, unsigned int port_idx,
+		  uint32_t cookie)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN,
+		.data.u64 = worker_src_key(port_idx, cookie),
+	};
+
+	if (w >= worker_count)
+		return -EINVAL;
+	if (epoll_ctl(workers[w].epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+/**
+ * worker_fd_del() - stop watching @fd on worker @w
+ * @w:		worker index
+ * @fd:		fd given to worker_fd_add()
+ *
+ * Return: 0 or -errno
+ * Context: any thread.  The worker may still be inside a poll of this
+ * source when this returns; ports guard their state with their own locks.
+ */
+int worker_fd_del(unsigned int w, int fd)
+{
+	if (w >= worker_count)
+		return -EINVAL;
+	if (epoll_ctl(workers[w].epfd, EPOLL_CTL_DEL, fd, NULL) < 0)
+		return -errno;
+	return 0;
+}
