@@ -113,9 +113,11 @@ int switch_port_add(const struct conf_port *spec)
  * switch_port_del() - close a port and free its slot
  * @idx:	port index
  *
- * Context: control thread.  The port's close op stops every worker
- * registration first, so no worker polls it afterwards; a worker that
- * is mid-xmit to it is excluded by the port's own queue locks.
+ * Context: control thread, with the workers stopped (shutdown or a
+ * failed start-up).  Ports are not removed while workers run: a worker
+ * that read @up just before could still call xmit on freed state, so
+ * runtime removal will need a grace period (each worker acknowledging
+ * a pass) before the free below.
  */
 void switch_port_del(unsigned int idx)
 {

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* conf.c - the command line: options and QEMU-style port specs
+ *
+ * Everything the user can get wrong is found here, before a socket or
+ * interface exists, and reported as one line naming the option, the spec
+ * and the key.  Nothing here allocates or exits: conf_parse() returns and
+ * main decides (exit 0 after --help, 2 after an error).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "util.h"
+#include "worker.h"
+
+#ifndef VHOSTD_VERSION
+#define VHOSTD_VERSION "0.1.0"
+#endif
+
+#define CONF_POLL_US_MAX	1000000U	/* 1 s of busy polling */
+#define CONF_FDB_AGE_MAX	(7U * 24 * 3600)
+#define CONF_QUEUES_MAX		1U		/* until multiqueue lands */
+#define CONF_SPEC_MAX		512		/* longest --port spec */
+
+_Static_assert(WORKERS_MAX == 16, "conf_usage() documents --workers 1-16");
+
+/**
+ * conf_err() - format a one-line error into the caller's buffer
+ * @err:	buffer
+ * @errlen:	its size
+ * @fmt:	printf format
+ * Return: -EINVAL, for "return conf_err(...)"
+ */
+static int __attribute__((format(printf, 3, 4)))
+conf_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/**
+ * conf_parse_uint() - strict decimal number in [@min, @max]
+ * @s:		text: digits only, no sign, blanks or suffix
+ * @min:	lowest accepted value
+ * @max:	highest accepted value
+ * @out:	result
+ * Return: 0, -EINVAL (not a number) or -ERANGE
+ */
+static int conf_parse_uint(const char *s, unsigned long min,
+			   unsigned long max, unsigned int *out)
+{
+	unsigned long v;
+	const char *p;
+	char *end;
+
+	if (!*s)
+		return -EINVAL;
+	for (p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -EINVAL;	/* strtoul would take " -1" */
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/**
+ * conf_name_ok() - port names go into JSON keys, Prometheus labels and
+ *		    log lines: keep them to a safe alphabet
+ * @s:		name
+ * Return: true if every character is [A-Za-z0-9_.-]
+ */
+static bool conf_name_ok(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' ||
+		      *s == '-'))
+			return false;
+	return true;
+}
+
+/**
+ * conf_ifname_ok() - what the kernel's dev_valid_name() accepts
+ * @s:		interface name, shorter than IFNAMSIZ
+ * Return: true if valid
+ */
+static bool conf_ifname_ok(const char *s)
+{
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || *s <= ' ' || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/**
+ * conf_next_item() - cut the next comma-separated item out of a spec
+ * @p:		cursor into the spec; advanced past the item and its comma
+ * @item:	output buffer (",," in the spec is a literal comma, as in
+ *		QEMU, so paths may contain commas)
+ * @size:	size of @item
+ * @more:	set if a separating comma followed (another item, possibly
+ *		empty, comes next)
+ * Return: length of the item, or -ENAMETOOLONG
+ */
+static int conf_next_item(const char **p, char *item, size_t size,
+			  bool *more)
+{
+	const char *s = *p;
+	size_t n = 0;
+
+	while (*s) {
+		if (*s == ',') {
+			if (s[1] != ',')
+				break;
+			s++;		/* ",," -> "," */
+		}
+		if (n + 1 >= size)
+			return -ENAMETOOLONG;
+		item[n++] = *s++;
+	}
+	item[n] = '\0';
+	*more = *s == ',';
+	*p = *more ? s + 1 : s;
+	return (int)n;
+}
+
+/**
+ * conf_copy() - copy a value into a fixed field, refusing truncation
+ * @dst:	field
+ * @size:	its size, including the terminating NUL
+ * @val:	value
+ * Return: true if it fit
+ */
+static bool conf_copy(char *dst, size_t size, const char *val)
+{
+	size_t n = strlen(val);
+
+	if (n >= size)
+		return false;
+	memcpy(dst, val, n + 1);
+	return true;
+}
+
+/**
+ * conf_parse_port() - parse one --port spec
+ * @spec:	"vhost-user,path=SOCK[,name=N][,client][,queues=N]" or
+ *		"tap,ifname=IF[,name=N]"
+ * @index:	port index, for the default name
+ * @out:	result (fully written on success, garbage on error)
+ * @err:	one-line error message on failure
+ * @errlen:	size of @err
+ * Return: 0 or -EINVAL
+ */
+int conf_parse_port(const char *spec, unsigned int index,
+		    struct conf_port *out, char *err, size_t errlen)
+{
+	char item[CONF_SPEC_MAX];
+	bool vhost, seen_name = false, seen_path = false;
+	bool seen_client = false, seen_queues = false, seen_ifname = false;
+	const char *p = spec;
+	bool more;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	out->queues = 1;
+
+#define SPEC_ERR(...)							\
+	return conf_err(err, errlen, "vhostd: --port '%s': " __VA_ARGS__)
+
+	if (strlen(spec) >= CONF_SPEC_MAX)
+		return conf_err(err, errlen,
+				"vhostd: --port: spec longer than %d bytes",
+				CONF_SPEC_MAX - 1);
+
+	n = conf_next_item(&p, item, sizeof(item), &more);
+	if (n <= 0)
+		SPEC_ERR("missing port type (vhost-user or tap)", spec);
+	if (!strcmp(item, "vhost-user")) {
+		vhost = true;
+	} else if (!strcmp(item, "tap")) {
+		vhost = false;
+	} else {
+		SPEC_ERR("unknown port type '%s' (vhost-user or tap)", spec,
+			 item);
+	}
+	strcpy(out->type, item);	/* fits: one of two literals */
+
+	while (more) {
+		char *key = item, *val;
+		bool dup;
+
+		n = conf_next_item(&p, item, sizeof(item), &more);
+		if (n < 0)
+			SPEC_ERR("item too long", spec);
+		if (!n)
+			SPEC_ERR("empty item", spec);
+		val = strchr(item, '=');
+		if (val)
+			*val++ = '\0';
+		if (!*key)
+			SPEC_ERR("empty key", spec);
+		if (val && !*val)
+			SPEC_ERR("empty value for '%s'", spec, key);
+
+		if (!strcmp(key, "name")) {
+			dup = seen_name;
+			seen_name = true;
+		} else if (vhost && !strcmp(key, "path")) {
+			dup = seen_path;
+			seen_path = true;
+		} else if (vhost && !strcmp(key, "client")) {
+			dup = seen_client;
+			seen_client = true;
+		} else if (vhost && !strcmp(key, "queues")) {
+			dup = seen_queues;
+			seen_queues = true;
+		} else if (!vhost && !strcmp(key, "ifname")) {
+			dup = seen_ifname;
+			seen_ifname = true;
+		} else {
+			SPEC_ERR("unknown key '%s'", spec, key);
+		}
+		if (dup)
+			SPEC_ERR("key '%s' given twice", spec, key);
+
+		if (!strcmp(key, "client")) {
+			/* A flag, as in QEMU's "server"; =on/off also. */
+			if (!val || !strcmp(val, "on"))
+				out->client = true;
+			else if (!strcmp(val, "off"))
+				out->client = false;
+			else
+				SPEC_ERR("client takes no value, or on/off, "
+					 "not '%s'", spec, val);
+			continue;
+		}
+		if (!val)
+			SPEC_ERR("key '%s' needs a value", spec, key);
+
+		if (!strcmp(key, "name")) {
+			if (!conf_copy(out->name, sizeof(out->name), val))
+				SPEC_ERR("name too long (max %zu bytes)", spec,
+					 sizeof(out->name) - 1);
+			if (!conf_name_ok(val))
+				SPEC_ERR("name '%s' may only contain "
+					 "letters, digits, '_', '.' and '-'",
+					 spec, val);
+		} else if (!strcmp(key, "path")) {
+			if (!conf_copy(out->path, sizeof(out->path), val))
+				SPEC_ERR("path too long (max %zu bytes)", spec,
+					 sizeof(out->path) - 1);
+		} else if (!strcmp(key, "ifname")) {
+			if (!conf_copy(out->ifname, sizeof(out->ifname), val))
+				SPEC_ERR("ifname too long (max %zu bytes)",
+					 spec, sizeof(out->ifname) - 1);
+			if (!conf_ifname_ok(val))
+				SPEC_ERR("ifname '%s' is not a valid "
+					 "interface name", spec, val);
+		} else {	/* queues */
+			int r = conf_parse_uint(val, 1, UINT32_MAX,
+						&out->queues);
+
+			if (r == -EINVAL)
+				SPEC_ERR("queues '%s' is not a number", spec,
+					 val);
+			if (r || out->queues < 1)
+				SPEC_ERR("queues '%s' out of range", spec, val);
+			if (out->queues > CONF_QUEUES_MAX)
+				SPEC_ERR("queues=%u: only %u queue pair is "
+					 "supported for now", spec,
+					 out->queues, CONF_QUEUES_MAX);
+		}
+	}
+
+	if (vhost && !seen_path)
+		SPEC_ERR("missing required key 'path'", spec);
+	if (!vhost && !seen_ifname)
+		SPEC_ERR("missing required key 'ifname'", spec);
+	if (!seen_name)
+		snprintf(out->name, sizeof(out->name), "%s%u",
+			 vhost ? "vu" : "tap", index);
+#undef SPEC_ERR
+	return 0;
+}
+
+/**
+ * conf_check_ports() - reject two ports sharing a name, path or ifname
+ * @c:		parsed configuration
+ * @err:	one-line error message on failure
+ * @errlen:	size of @err
+ * Return: 0 or -EINVAL
+ */
+static int conf_check_ports(const struct conf *c, char *err, size_t errlen)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < c->nports; i++) {
+		const struct conf_port *a = &c->ports[i];
+
+		for (j = 0; j < i; j++) {
+			const struct conf_port *b = &c->ports[j];
+
+			if (!strcmp(a->name, b->name))
+				return conf_err(err, errlen,
+						"vhostd: ports %u and %u are "
+						"both named '%s'", j, i,
+						a->name);
+			if (*a->path && !strcmp(a->path, b->path))
+				return conf_err(err, errlen,
+						"vhostd: ports '%s' and '%s' "
+						"both use path '%s'", b->name,
+						a->name, a->path);
+			if (*a->ifname && !strcmp(a->ifname, b->ifname))
+				return conf_err(err, errlen,
+						"vhostd: ports '%s' and '%s' "
+						"both use ifname '%s'",
+						b->name, a->name, a->ifname);
+		}
+		if (*c->ctl_path && !strcmp(a->path, c->ctl_path))
+			return conf_err(err, errlen,
+					"vhostd: port '%s' uses the --ctl "
+					"path '%s'", a->name, a->path);
+	}
+	return 0;
+}
+
+/**
+ * conf_usage() - print the --help text
+ * @f:		FILE * to print to
+ */
+void conf_usage(void *f)
+{
+	fputs(
+"Usage: vhostd --port SPEC [--port SPEC]... [OPTION]...\n"
+"Userspace vhost-user virtio-net backend and L2 learning switch.\n"
+"\n"
+"Ports (repeatable, at most 64; keys are comma separated, ',,' is a\n"
+"literal comma inside a value):\n"
+"  --port vhost-user,path=SOCK[,name=NAME][,client][,queues=1]\n"
+"        a QEMU guest.  vhostd listens on the unix socket SOCK (QEMU:\n"
+"        -chardev socket,path=SOCK,reconnect=1); with 'client' vhostd\n"
+"        connects to SOCK instead (QEMU: -chardev socket,server=on).\n"
+"        queues: queue pairs; only 1 is supported for now.\n"
+"  --port tap,ifname=IF[,name=NAME]\n"
+"        a TAP interface IF created (or attached, if persistent) in\n"
+"        vhostd's network namespace; vhostd does not configure it.\n"
+"  NAME defaults to vu<i> / tap<i>, i being the port's position (from 0)\n"
+"  among all --port options.  Names use letters, digits, '_', '.', '-'.\n"
+"\n"
+"Options:\n"
+"  -c, --ctl PATH       control socket for vhostctl (default: none)\n"
+"  -w, --workers N      datapath threads, 1-16 (default 1)\n"
+"  -P, --poll-us N      busy-poll N microseconds after a queue runs dry\n"
+"                       before sleeping, 0-1000000 (default 0: sleep)\n"
+"  -a, --fdb-age S      forget MACs unseen for S seconds, 0-604800\n"
+"                       (default 300; 0: never)\n"
+"  -v, --verbose        more log output (repeat for debug)\n"
+"  -h, --help           this text\n"
+"  -V, --version        version\n"
+"\n"
+"Examples:\n"
+"  vhostd --port vhost-user,path=/run/vhostd/vm1.sock,name=vm1 \\\n"
+"         --port vhost-user,path=/run/vhostd/vm2.sock,name=vm2 \\\n"
+"         --port tap,ifname=vh0,name=host --ctl /run/vhostd/ctl.sock\n"
+"\n"
+"  qemu-system-x86_64 ... \\\n"
+"    -object memory-backend-memfd,id=mem,size=1G,share=on \\\n"
+"    -machine pc,memory-backend=mem \\\n"
+"    -chardev socket,id=c0,path=/run/vhostd/vm1.sock,reconnect=1 \\\n"
+"    -netdev vhost-user,id=n0,chardev=c0 \\\n"
+"    -device virtio-net-pci,netdev=n0,mac=52:54:00:00:00:01\n"
+"\n"
+"Exit status: 0 after a clean shutdown (SIGINT/SIGTERM), 1 on a run-time\n"
+"failure, 2 on a usage or start-up error.  See vhostd(8), vhostctl(8).\n",
+	      (FILE *)f);
+}
+
+static const struct option conf_options[] = {
+	{ "port",	required_argument,	NULL, 'p' },
+	{ "ctl",	required_argument,	NULL, 'c' },
+	{ "workers",	required_argument,	NULL, 'w' },
+	{ "poll-us",	required_argument,	NULL, 'P' },
+	{ "fdb-age",	required_argument,	NULL, 'a' },
+	{ "verbose",	no_argument,		NULL, 'v' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "version",	no_argument,		NULL, 'V' },
+	{ NULL,		0,			NULL, 0 },
+};
+
+/**
+ * conf_parse_num_opt() - a numeric option, with its error line
+ * @opt:	option name, for the message
+ * @val:	argument
+ * @min:	lowest accepted value
+ * @max:	highest accepted value
+ * @out:	result
+ * @err:	one-line error message on failure
+ * @errlen:	size of @err
+ * Return: 0 or -EINVAL
+ */
+static int conf_parse_num_opt(const char *opt, const char *val,
+			      unsigned long min, unsigned long max,
+			      unsigned int *out, char *err, size_t errlen)
+{
+	int r = conf_parse_uint(val, min, max, out);
+
+	if (r == -EINVAL)
+		return conf_err(err, errlen,
+				"vhostd: --%s '%s': not a number", opt, val);
+	if (r)
+		return conf_err(err, errlen,
+				"vhostd: --%s '%s': out of range (%lu-%lu)",
+				opt, val, min, max);
+	return 0;
+}
+
+/**
+ * conf_parse() - parse the whole command line
+ * @argc:	argument count
+ * @argv:	arguments
+ * @c:		result, defaults filled in
+ * @err:	one-line error message on failure (no trailing newline)
+ * @errlen:	size of @err
+ * Return: 0 to run, 1 if --help or --version was printed (exit 0),
+ *	   -EINVAL on error (exit 2)
+ *
+ * Context: start-up; uses getopt_long()'s global state (reset here, so
+ * tests may call it repeatedly).
+ */
+int conf_parse(int argc, char **argv, struct conf *c, char *err,
+	       size_t errlen)
+{
+	int opt, r;
+
+	memset(c, 0, sizeof(*c));
+	c->workers = 1;
+	c->poll_us = 0;
+	c->fdb_age_s = 300;
+	if (err && errlen)
+		*err = '\0';
+
+	optind = 0;	/* GNU: full re-initialisation */
+	opterr = 0;	/* we print our own one-line errors */
+	while ((opt = getopt_long(argc, argv, ":p:c:w:P:a:vhV", conf_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (c->nports >= CONF_PORTS_MAX)
+				return conf_err(err, errlen,
+						"vhostd: --port '%s': more "
+						"than %d ports", optarg,
+						CONF_PORTS_MAX);
+			r = conf_parse_port(optarg, c->nports,
+					    &c->ports[c->nports], err, errlen);
+			if (r)
+				return r;
+			c->nports++;
+			break;
+		case 'c':
+			if (!*optarg)
+				return conf_err(err, errlen,
+						"vhostd: --ctl: empty path");
+			if (!conf_copy(c->ctl_path, sizeof(c->ctl_path),
+				       optarg))
+				return conf_err(err, errlen,
+						"vhostd: --ctl: path too long "
+						"(max %zu bytes)",
+						sizeof(c->ctl_path) - 1);
+			break;
+		case 'w':
+			r = conf_parse_num_opt("workers", optarg, 1,
+					       WORKERS_MAX, &c->workers, err,
+					       errlen);
+			if (r)
+				return r;
+			break;
+		case 'P':
+			r = conf_parse_num_opt("poll-us", optarg, 0,
+					       CONF_POLL_US_MAX, &c->poll_us,
+					       err, errlen);
+			if (r)
+				return r;
+			break;
+		case 'a':
+			r = conf_parse_num_opt("fdb-age", optarg, 0,
+					       CONF_FDB_AGE_MAX,
+					       &c->fdb_age_s, err, errlen);
+			if (r)
+				return r;
+			break;
+		case 'v':
+			c->verbose++;
+			break;
+		case 'h':
+			conf_usage(stdout);
+			return 1;
+		case 'V':
+			printf("vhostd %s\n", VHOSTD_VERSION);
+			return 1;
+		case ':':
+			return conf_err(err, errlen,
+					"vhostd: option '%s' needs an argument",
+					argv[optind - 1]);
+		default:
+			if (optopt)
+				return conf_err(err, errlen,
+						"vhostd: unknown option '-%c' "
+						"(see --help)", optopt);
+			return conf_err(err, errlen,
+					"vhostd: unknown option '%s' "
+					"(see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return conf_err(err, errlen,
+				"vhostd: unexpected argument '%s' (see --help)",
+				argv[optind]);
+	return conf_check_ports(c, err, errlen);
+}

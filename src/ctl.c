@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ctl.c - the control socket: ports, counters, MAC table, metrics
+ *
+ * Owns the listening unix socket and the text of every reply.  One client
+ * at a time, served to completion inside the control thread's event loop:
+ * commands are read-only snapshots, cheap to build, so a thread of its own
+ * would buy nothing.  What keeps a slow or hostile client from stalling
+ * vhost-user handling is time: the command line must arrive, and the reply
+ * must drain, within fixed deadlines, after which the client is dropped.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "fdb.h"
+#include "log.h"
+#include "stats.h"
+#include "switch.h"
+#include "util.h"
+
+#define CTL_IO_TIMEOUT_MS	200		/* per read/write */
+#define CTL_DEADLINE_NS		500000000ULL	/* whole exchange */
+#define CTL_REPLY_MAX		(8U << 20)	/* bytes; fdb is ~300 KiB */
+#define CTL_SOCK_MODE		0660
+
+/**
+ * struct ctl_buf - a growing reply
+ * @p:		bytes (NUL-terminated while @len < @cap)
+ * @len:	bytes used
+ * @cap:	bytes allocated
+ * @oom:	an append failed: the reply is incomplete, send an error
+ */
+struct ctl_buf {
+	char *p;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+/* Identity of the socket we created, so ctl_close() never removes a file
+ * another daemon put at the same path after us.
+ */
+static dev_t ctl_dev;
+static ino_t ctl_ino;
+
+/**
+ * ctl_printf() - append to a reply
+ * @b:		reply
+ * @fmt:	printf format
+ */
+static void __attribute__((format(printf, 2, 3)))
+ctl_printf(struct ctl_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+		char *np;
+		int n;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		if (b->len + (size_t)n + 1 > CTL_REPLY_MAX) {
+			b->oom = true;
+			return;
+		}
+		np = realloc(b->p, MAX(b->cap * 2, b->len + (size_t)n + 1));
+		if (!np) {
+			b->oom = true;
+			return;
+		}
+		b->cap = MAX(b->cap * 2, b->len + (size_t)n + 1);
+		b->p = np;
+	}
+}
+
+/**
+ * ctl_json_esc() - append @s escaped for the inside of a JSON string
+ * @b:		reply
+ * @s:		string; names are checked by conf.c, but escape anyway
+ */
+static void ctl_json_esc(struct ctl_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			ctl_printf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			ctl_printf(b, "\\u%04x", c);
+		else
+			ctl_printf(b, "%c", c);
+	}
+}
+
+/**
+ * ctl_json_str() - append @s as a quoted JSON string
+ * @b:		reply
+ * @s:		string
+ */
+static void ctl_json_str(struct ctl_buf *b, const char *s)
+{
+	ctl_printf(b, "\"");
+	ctl_json_esc(b, s);
+	ctl_printf(b, "\"");
+}
+
+/**
+ * ctl_prom_label() - append @s as a Prometheus label value (quoted)
+ * @b:		reply
+ * @s:		value
+ */
+static void ctl_prom_label(struct ctl_buf *b, const char *s)
+{
+	ctl_printf(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			ctl_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			ctl_printf(b, "\\n");
+		else
+			ctl_printf(b, "%c", *s);
+	}
+	ctl_printf(b, "\"");
+}
+
+/**
+ * ctl_cmd_ports() - "ports" / "stats": every port and its counters
+ * @b:		reply
+ * Return: 0
+ */
+static int ctl_cmd_ports(struct ctl_buf *b)
+{
+	unsigned int i, d, n = switch_port_count();
+	bool first = true;
+
+	ctl_printf(b, "{\"ports\":[");
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+		const struct port_stats *s;
+
+		if (!p)
+			continue;
+		s = &p->stats;
+		ctl_printf(b, "%s\n{\"idx\":%u,\"name\":", first ? "" : ",",
+			   p->idx);
+		ctl_json_str(b, p->name);
+		ctl_printf(b, ",\"type\":");
+		ctl_json_str(b, p->ops->type);
+		ctl_printf(b, ",\"up\":%s,\"rx_packets\":%llu,"
+			   "\"rx_bytes\":%llu,\"tx_packets\":%llu,"
+			   "\"tx_bytes\":%llu,\"drops\":{",
+			   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ?
+			   "true" : "false",
+			   (unsigned long long)stats_read(&s->rx_packets),
+			   (unsigned long long)stats_read(&s->rx_bytes),
+			   (unsigned long long)stats_read(&s->tx_packets),
+			   (unsigned long long)stats_read(&s->tx_bytes));
+		for (d = 0; d < STATS_DROP_COUNT; d++)
+			ctl_printf(b, "%s\"%s\":%llu", d ? "," : "",
+				   stats_drop_names[d],
+				   (unsigned long long)stats_read(&s->drops[d]));
+		ctl_printf(b, "},\"violations\":%llu}",
+			   (unsigned long long)stats_read(&s->violations));
+		first = false;
+	}
+	ctl_printf(b, "%s]}\n", first ? "" : "\n");
+	return 0;
+}
+
+/**
+ * ctl_cmd_fdb() - "fdb": the learned MACs
+ * @b:		reply
+ * Return: 0
+ *
+ * Reads slots with the same atomic loads as the datapath; the listing is
+ * a snapshot that may be stale by the time it is printed.  A key whose
+ * MAC bits are zero is empty or deleted (see the DOC in fdb.c).
+ */
+static int ctl_cmd_fdb(struct ctl_buf *b)
+{
+	const struct fdb *f = switch_fdb();
+	uint32_t now = now_s();
+	bool first = true;
+	unsigned int i;
+
+	ctl_printf(b, "{\"age_limit\":%u,\"fdb\":[", f->age_s);
+	for (i = 0; i < FDB_SIZE; i++) {
+		const struct fdb_slot *s = &f->slots[i];
+		uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+		int32_t age = (int32_t)(now - __atomic_load_n(&s->seen,
+							      __ATOMIC_RELAXED));
+		unsigned int port = (unsigned int)(k >> 48) - 1;
+		const struct port *p;
+
+		if (!(k & ((1ULL << 48) - 1)))
+			continue;
+		p = switch_port(port);
+		ctl_printf(b, "%s\n{\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
+			   "\"port\":", first ? "" : ",",
+			   (unsigned int)(k >> 40) & 0xff,
+			   (unsigned int)(k >> 32) & 0xff,
+			   (unsigned int)(k >> 24) & 0xff,
+			   (unsigned int)(k >> 16) & 0xff,
+			   (unsigned int)(k >> 8) & 0xff,
+			   (unsigned int)k & 0xff);
+		ctl_json_str(b, p ? p->name : "");
+		ctl_printf(b, ",\"idx\":%u,\"age\":%d}", port, MAX(age, 0));
+		first = false;
+	}
+	ctl_printf(b, "%s]}\n", first ? "" : "\n");
+	return 0;
+}
+
+/**
+ * struct ctl_metric - one per-port counter family for "metrics"
+ * @name:	metric name, without the vhostd_port_ prefix
+ * @help:	# HELP text
+ * @off:	offset of the counter in struct port_stats
+ */
+struct ctl_metric {
+	const char *name;
+	const char *help;
+	size_t off;
+};
+
+static const struct ctl_metric ctl_metrics[] = {
+	{ "rx_packets_total", "Frames received from the port's peer.",
+	  offsetof(struct port_stats, rx_packets) },
+	{ "rx_bytes_total", "Bytes of frames received from the port's peer.",
+	  offsetof(struct port_stats, rx_bytes) },
+	{ "tx_packets_total", "Frames delivered to the port's peer.",
+	  offsetof(struct port_stats, tx_packets) },
+	{ "tx_bytes_total", "Bytes of frames delivered to the port's peer.",
+	  offsetof(struct port_stats, tx_bytes) },
+	{ "violations_total", "Protocol or ring violations by the peer.",
+	  offsetof(struct port_stats, violations) },
+};
+
+/**
+ * ctl_prom_port_labels() - append {port="..",type=".."} (without the
+ *			    closing brace, so callers may add labels)
+ * @b:		reply
+ * @p:		port
+ */
+static void ctl_prom_port_labels(struct ctl_buf *b, const struct port *p)
+{
+	ctl_printf(b, "{port=");
+	ctl_prom_label(b, p->name);
+	ctl_printf(b, ",type=");
+	ctl_prom_label(b, p->ops->type);
+}
+
+/**
+ * ctl_cmd_metrics() - "metrics": Prometheus text exposition format
+ * @b:		reply
+ * Return: 0
+ */
+static int ctl_cmd_metrics(struct ctl_buf *b)
+{
+	unsigned int i, m, d, n = switch_port_count();
+
+	ctl_printf(b, "# HELP vhostd_port_up Whether the switch forwards "
+		   "to the port (1) or not (0).\n"
+		   "# TYPE vhostd_port_up gauge\n");
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+
+		if (!p)
+			continue;
+		ctl_printf(b, "vhostd_port_up");
+		ctl_prom_port_labels(b, p);
+		ctl_printf(b, "} %d\n",
+			   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ? 1 : 0);
+	}
+
+	for (m = 0; m < ARRAY_SIZE(ctl_metrics); m++) {
+		const struct ctl_metric *cm = &ctl_metrics[m];
+
+		ctl_printf(b, "# HELP vhostd_port_%s %s\n"
+			   "# TYPE vhostd_port_%s counter\n",
+			   cm->name, cm->help, cm->name);
+		for (i = 0; i < n; i++) {
+			const struct port *p = switch_port(i);
+			const uint64_t *ctr;
+
+			if (!p)
+				continue;
+			ctr = (const uint64_t *)(const void *)
+			      ((const char *)&p->stats + cm->off);
+			ctl_printf(b, "vhostd_port_%s", cm->name);
+			ctl_prom_port_labels(b, p);
+			ctl_printf(b, "} %llu\n",
+				   (unsigned long long)stats_read(ctr));
+		}
+	}
+
+	ctl_printf(b, "# HELP vhostd_port_drops_total Frames dropped at "
+		   "the port, by reason.\n"
+		   "# TYPE vhostd_port_drops_total counter\n");
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+
+		if (!p)
+			continue;
+		for (d = 0; d < STATS_DROP_COUNT; d++) {
+			ctl_printf(b, "vhostd_port_drops_total");
+			ctl_prom_port_labels(b, p);
+			ctl_printf(b, ",reason=\"%s\"} %llu\n",
+				   stats_drop_names[d],
+				   (unsigned long long)
+				   stats_read(&p->stats.drops[d]));
+		}
+	}
+
+	ctl_printf(b, "# HELP vhostd_fdb_entries MAC addresses in the "
+		   "learning table.\n"
+		   "# TYPE vhostd_fdb_entries gauge\n"
+		   "vhostd_fdb_entries %u\n"
+		   "# HELP vhostd_fdb_capacity Slots of the learning table.\n"
+		   "# TYPE vhostd_fdb_capacity gauge\n"
+		   "vhostd_fdb_capacity %u\n",
+		   fdb_count(switch_fdb()), FDB_SIZE);
+	return 0;
+}
+
+static int ctl_cmd_help(struct ctl_buf *b);
+
+/**
+ * struct ctl_cmd - one command
+ * @name:	what the client sends
+ * @fn:		builds the reply; returns 0 or -EINVAL (reply is an error)
+ * @help:	one line for "help"
+ */
+struct ctl_cmd {
+	const char *name;
+	int (*fn)(struct ctl_buf *b);
+	const char *help;
+};
+
+static const struct ctl_cmd ctl_cmds[] = {
+	{ "ports",	ctl_cmd_ports,	 "ports and counters (JSON)" },
+	{ "stats",	ctl_cmd_ports,	 "same as ports" },
+	{ "fdb",	ctl_cmd_fdb,	 "learned MAC addresses (JSON)" },
+	{ "metrics",	ctl_cmd_metrics, "counters, Prometheus text format" },
+	{ "help",	ctl_cmd_help,	 "this list" },
+};
+
+/**
+ * ctl_cmd_help() - "help": the command list, plain text
+ * @b:		reply
+ * Return: 0
+ */
+static int ctl_cmd_help(struct ctl_buf *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ctl_cmds); i++)
+		ctl_printf(b, "%-10s %s\n", ctl_cmds[i].name,
+			   ctl_cmds[i].help);
+	return 0;
+}
+
+/**
+ * ctl_exec() - run one command line
+ * @line:	command, surrounding blanks and a trailing newline ignored
+ * @reply:	set to the malloc'd, NUL-terminated reply (NULL if out of
+ *		memory); the caller frees it
+ * @len:	set to the reply's length
+ * Return: 0, or -EINVAL if the reply is an error object, -ENOMEM
+ *
+ * Context: control thread (reads the switch's port table).
+ */
+int ctl_exec(const char *line, char **reply, size_t *len)
+{
+	struct ctl_buf b = { 0 };
+	const char *s = line, *e;
+	unsigned int i;
+	size_t n;
+	int rc = -EINVAL;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' ||
+			 e[-1] == '\t'))
+		e--;
+	n = (size_t)(e - s);
+
+	for (i = 0; i < ARRAY_SIZE(ctl_cmds); i++) {
+		if (strlen(ctl_cmds[i].name) == n &&
+		    !memcmp(ctl_cmds[i].name, s, n)) {
+			rc = ctl_cmds[i].fn(&b);
+			break;
+		}
+	}
+	if (i == ARRAY_SIZE(ctl_cmds)) {
+		char cmd[48];
+
+		/* Echo at most 40 bytes of whatever the client sent. */
+		snprintf(cmd, sizeof(cmd), "%.*s", (int)MIN(n, (size_t)40),
+			 s);
+		ctl_printf(&b, "{\"error\":\"unknown command '");
+		ctl_json_esc(&b, cmd);
+		ctl_printf(&b, "' (try help)\"}\n");
+	}
+	if (b.oom) {
+		free(b.p);
+		b = (struct ctl_buf){ 0 };
+		ctl_printf(&b, "{\"error\":\"reply too large or out of "
+			   "memory\"}\n");
+		rc = -EINVAL;
+	}
+	*reply = b.p;
+	*len = b.len;
+	return b.p ? rc : -ENOMEM;
+}
+
+/**
+ * ctl_deadline_left() - milliseconds left until @deadline
+ * @deadline:	now_ns() value
+ * Return: milliseconds, 0 when passed
+ */
+static int ctl_deadline_left(uint64_t deadline)
+{
+	uint64_t now = now_ns();
+
+	return now >= deadline ? 0 : (int)((deadline - now) / 1000000 + 1);
+}
+
+/**
+ * ctl_read_line() - read the command line, bounded in size and time
+ * @fd:		client
+ * @buf:	CTL_LINE_MAX bytes
+ * @deadline:	now_ns() value after which we give up
+ * Return: line length, or -errno (-EMSGSIZE: line too long)
+ */
+static int ctl_read_line(int fd, char *buf, uint64_t deadline)
+{
+	size_t n = 0;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int ms = ctl_deadline_left(deadline);
+		ssize_t r;
+
+		if (!ms)
+			return -ETIMEDOUT;
+		r = poll(&pfd, 1, MIN(ms, CTL_IO_TIMEOUT_MS));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -ETIMEDOUT;
+		r = recv(fd, buf + n, CTL_LINE_MAX - 1 - n, MSG_DONTWAIT);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		n += (size_t)r;
+		buf[n] = '\0';
+		if (!r || memchr(buf, '\n', n))	/* EOF ends a line too */
+			break;
+		if (n == CTL_LINE_MAX - 1)
+			return -EMSGSIZE;
+	}
+	if (memchr(buf, '\0', n))
+		return -EINVAL;		/* embedded NUL: not a text line */
+	*strchrnul(buf, '\n') = '\0';
+	return (int)strlen(buf);
+}
+
+/**
+ * ctl_write_all() - send a reply, bounded in time
+ * @fd:		client
+ * @p:		bytes
+ * @len:	count
+ * @deadline:	now_ns() value after which we give up
+ * Return: 0 or -errno
+ */
+static int ctl_write_all(int fd, const char *p, size_t len,
+			 uint64_t deadline)
+{
+	while (len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		int ms = ctl_deadline_left(deadline);
+		ssize_t r;
+
+		if (!ms)
+			return -ETIMEDOUT;
+		r = poll(&pfd, 1, MIN(ms, CTL_IO_TIMEOUT_MS));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -ETIMEDOUT;
+		r = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+/**
+ * ctl_handle() - serve one client: read a command, reply, hang up
+ * @lfd:	listening socket (non-blocking)
+ *
+ * Context: control thread.  Bounded: at most CTL_DEADLINE_NS (for the
+ * whole exchange) whatever the client does; every socket call is
+ * non-blocking behind poll() with a per-call timeout.
+ */
+void ctl_handle(int lfd)
+{
+	uint64_t deadline = now_ns() + CTL_DEADLINE_NS;
+	char line[CTL_LINE_MAX];
+	char *reply = NULL;
+	size_t len = 0;
+	int fd, n;
+
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;		/* spurious wakeup, or the client gave up */
+
+	n = ctl_read_line(fd, line, deadline);
+	if (n == -EMSGSIZE || n == -EINVAL) {
+		static const char msg[] =
+			"{\"error\":\"command line too long or not text\"}\n";
+
+		ctl_write_all(fd, msg, sizeof(msg) - 1, deadline);
+		goto out;
+	}
+	if (n < 0) {
+		debug("ctl: client dropped: %s", strerror(-n));
+		goto out;
+	}
+	if (ctl_exec(line, &reply, &len) == -ENOMEM && !reply)
+		goto out;
+	n = ctl_write_all(fd, reply, len, deadline);
+	if (n < 0)
+		debug("ctl: reply not delivered: %s", strerror(-n));
+out:
+	free(reply);
+	close(fd);
+}
+
+/**
+ * ctl_open() - create the control socket
+ * @path:	filesystem path, shorter than sun_path
+ * Return: listening fd (non-blocking), or -errno: -EADDRINUSE if another
+ *	   process serves @path, -EEXIST if @path is not a socket
+ *
+ * Context: start-up.  The socket is mode 0660: the commands only read,
+ * but counters and MAC addresses are still not for every local user.
+ */
+int ctl_open(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode)) {
+			rc = -EEXIST;
+			goto err;
+		}
+		/* A stale socket refuses connections: replace it.  A live
+		 * one belongs to another daemon: leave it alone.
+		 */
+		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+		    errno == EAGAIN) {
+			rc = -EADDRINUSE;
+			goto err;
+		}
+		close(fd);
+		unlink(path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+			    SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+	}
+
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		rc = -errno;
+		goto err;
+	}
+	/* Nobody can connect before listen(): no window with a wider mode. */
+	if (chmod(path, CTL_SOCK_MODE) < 0 || lstat(path, &st) < 0 ||
+	    listen(fd, 16) < 0) {
+		rc = -errno;
+		unlink(path);
+		goto err;
+	}
+	ctl_dev = st.st_dev;
+	ctl_ino = st.st_ino;
+	info("ctl: listening on %s", path);
+	return fd;
+err:
+	close(fd);
+	return rc;
+}
+
+/**
+ * ctl_close() - stop serving and remove the socket file
+ * @lfd:	listening socket from ctl_open()
+ * @path:	its path
+ */
+void ctl_close(int lfd, const char *path)
+{
+	struct stat st;
+
+	close(lfd);
+	if (!lstat(path, &st) && st.st_dev == ctl_dev && st.st_ino == ctl_ino)
+		unlink(path);
+}

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* stats.c - names of the per-port counters
+ *
+ * The names are an interface: ctl prints them as JSON keys and as the
+ * Prometheus "reason" label, and scripts match on them.  Add reasons at
+ * the end; never rename one.
+ */
+#include "stats.h"
+
+/* Indexed by enum stats_drop; the assertion below fails the build when a
+ * reason is added to the enum without a name here.
+ */
+const char *const stats_drop_names[STATS_DROP_COUNT] = {
+	[STATS_DROP_NO_BUFFER]	= "no_buffer",
+	[STATS_DROP_BAD_DESC]	= "bad_desc",
+	[STATS_DROP_RUNT]	= "runt",
+	[STATS_DROP_TOO_BIG]	= "too_big",
+	[STATS_DROP_PORT_DOWN]	= "port_down",
+	[STATS_DROP_IO_ERROR]	= "io_error",
+	[STATS_DROP_OFFLOAD]	= "offload",
+};
+
+_Static_assert(STATS_DROP_OFFLOAD + 1 == STATS_DROP_COUNT,
+	       "a new drop reason needs a name in stats_drop_names[]");

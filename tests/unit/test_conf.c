@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_conf.c - unit tests of the command line parser
+ *
+ * A table of port specs (good ones with the fields they must produce, bad
+ * ones with a substring their one-line error must contain), then whole
+ * command lines through conf_parse().
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../src/conf.h"
+
+/**
+ * struct spec_case - one --port spec and what it must give
+ * @spec:	the spec
+ * @err:	NULL if valid, else a substring of the error message
+ * @type:	expected type
+ * @name:	expected name (index 3)
+ * @path:	expected path
+ * @ifname:	expected ifname
+ * @client:	expected client flag
+ */
+struct spec_case {
+	const char *spec;
+	const char *err;
+	const char *type, *name, *path, *ifname;
+	bool client;
+};
+
+/* Paths of 108 (does not fit sun_path with its NUL) and 107 bytes. */
+#define P107 "/tmp/" A51 A51
+#define P108 P107 "a"
+#define A51 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+#define BAD(s, e)	{ .spec = (s), .err = (e) }
+
+static const struct spec_case spec_cases[] = {
+	/* good */
+	{ "vhost-user,path=/run/vm1.sock", NULL, "vhost-user", "vu3",
+	  "/run/vm1.sock", "", false },
+	{ "vhost-user,path=/s,name=vm1,client", NULL, "vhost-user", "vm1",
+	  "/s", "", true },
+	{ "vhost-user,client,path=/s", NULL, "vhost-user", "vu3", "/s", "",
+	  true },
+	{ "vhost-user,path=/s,client=off", NULL, "vhost-user", "vu3", "/s",
+	  "", false },
+	{ "vhost-user,path=/s,queues=1", NULL, "vhost-user", "vu3", "/s", "",
+	  false },
+	{ "vhost-user,path=/a,,b", NULL, "vhost-user", "vu3", "/a,b", "",
+	  false },
+	{ "vhost-user,path=/s,,", NULL, "vhost-user", "vu3", "/s,", "",
+	  false },
+	{ "vhost-user,path=" P107, NULL, "vhost-user", "vu3", P107, "",
+	  false },
+	{ "tap,ifname=vh0", NULL, "tap", "tap3", "", "vh0", false },
+	{ "tap,ifname=vh%d,name=host-1.x_y", NULL, "tap", "host-1.x_y", "",
+	  "vh%d", false },
+	{ "tap,ifname=abcdefghijklmno", NULL, "tap", "tap3", "",
+	  "abcdefghijklmno", false },
+
+	/* bad */
+	BAD("", "missing port type"),
+	BAD(",path=/s", "missing port type"),
+	BAD("vhost", "unknown port type 'vhost'"),
+	BAD("vhost-user,pth=x", "unknown key 'pth'"),
+	BAD("vhost-user,pth=x", "--port 'vhost-user,pth=x'"),
+	BAD("vhost-user", "missing required key 'path'"),
+	BAD("vhost-user,name=x", "missing required key 'path'"),
+	BAD("vhost-user,path=", "empty value for 'path'"),
+	BAD("vhost-user,path=/s,", "empty item"),
+	BAD("vhost-user,,path=/s", "unknown port type"),
+	BAD("vhost-user,path", "key 'path' needs a value"),
+	BAD("vhost-user,=x,path=/s", "empty key"),
+	BAD("vhost-user,path=/s,path=/t", "given twice"),
+	BAD("vhost-user,path=" P108, "path too long"),
+	BAD("vhost-user,path=/s,queues=2", "only 1 queue pair"),
+	BAD("vhost-user,path=/s,queues=0", "out of range"),
+	BAD("vhost-user,path=/s,queues=1x", "not a number"),
+	BAD("vhost-user,path=/s,queues=-1", "not a number"),
+	BAD("vhost-user,path=/s,queues= 1", "not a number"),
+	BAD("vhost-user,path=/s,queues=99999999999999999999",
+	    "out of range"),
+	BAD("vhost-user,path=/s,client=yes", "client takes no value"),
+	BAD("vhost-user,path=/s,ifname=x", "unknown key 'ifname'"),
+	BAD("vhost-user,path=/s,name=a b", "may only contain"),
+	BAD("vhost-user,path=/s,name=a\"b", "may only contain"),
+	BAD("vhost-user,path=/s,name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    "name too long"),
+	BAD("tap", "missing required key 'ifname'"),
+	BAD("tap,path=/s", "unknown key 'path'"),
+	BAD("tap,ifname=x,client", "unknown key 'client'"),
+	BAD("tap,ifname=abcdefghijklmnop", "ifname too long"),
+	BAD("tap,ifname=a/b", "not a valid interface name"),
+	BAD("tap,ifname=..", "not a valid interface name"),
+	BAD("tap,ifname=a:1", "not a valid interface name"),
+	BAD("tap,ifname=x,name=", "empty value for 'name'"),
+};
+
+static void test_port_specs(void **state)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(spec_cases) / sizeof(spec_cases[0]); i++) {
+		const struct spec_case *t = &spec_cases[i];
+		struct conf_port p;
+		char err[256] = "";
+		int r;
+
+		r = conf_parse_port(t->spec, 3, &p, err, sizeof(err));
+		if (!t->err) {
+			if (r)
+				fail_msg("'%s': unexpected error: %s", t->spec,
+					 err);
+			assert_string_equal(p.type, t->type);
+			assert_string_equal(p.name, t->name);
+			assert_string_equal(p.path, t->path);
+			assert_string_equal(p.ifname, t->ifname);
+			assert_int_equal(p.client, t->client);
+			assert_int_equal(p.queues, 1);
+			continue;
+		}
+		if (r != -EINVAL)
+			fail_msg("'%s': accepted, expected '%s'", t->spec,
+				 t->err);
+		if (!strstr(err, t->err))
+			fail_msg("'%s': error '%s' lacks '%s'", t->spec, err,
+				 t->err);
+		/* One line, prefixed like every vhostd error. */
+		assert_null(strchr(err, '\n'));
+		assert_memory_equal(err, "vhostd: ", 8);
+	}
+}
+
+/**
+ * parse() - run conf_parse() on a NULL-terminated list of arguments
+ * @c:		result
+ * @err:	error buffer, 256 bytes
+ * @...:	arguments after argv[0], then NULL
+ * Return: conf_parse()'s return
+ */
+static int parse(struct conf *c, char *err, ...)
+{
+	char *argv[32] = { "vhostd" };
+	int argc = 1;
+	va_list ap;
+
+	va_start(ap, err);
+	while (argc < 31 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	return conf_parse(argc, argv, c, err, 256);
+}
+
+static struct conf conf;
+
+static void test_defaults(void **state)
+{
+	char err[256];
+
+	assert_int_equal(parse(&conf, err, "--port", "tap,ifname=t0",
+			       "--port", "vhost-user,path=/s", (char *)NULL), 0);
+	assert_int_equal(conf.nports, 2);
+	assert_string_equal(conf.ports[0].name, "tap0");
+	assert_string_equal(conf.ports[1].name, "vu1");
+	assert_int_equal(conf.workers, 1);
+	assert_int_equal(conf.poll_us, 0);
+	assert_int_equal(conf.fdb_age_s, 300);
+	assert_string_equal(conf.ctl_path, "");
+	assert_int_equal(conf.verbose, 0);
+}
+
+static void test_options(void **state)
+{
+	char err[256];
+
+	assert_int_equal(parse(&conf, err, "--port", "vhost-user,path=/a",
+			       "--ctl", "/run/ctl.sock", "--workers", "4",
+			       "--poll-us=50", "--fdb-age", "0", "-v", "-v",
+			       (char *)NULL), 0);
+	assert_string_equal(conf.ctl_path, "/run/ctl.sock");
+	assert_int_equal(conf.workers, 4);
+	assert_int_equal(conf.poll_us, 50);
+	assert_int_equal(conf.fdb_age_s, 0);
+	assert_int_equal(conf.verbose, 2);
+	/* Zero ports is allowed: ports may come later through ctl. */
+	assert_int_equal(parse(&conf, err, (char *)NULL), 0);
+	assert_int_equal(conf.nports, 0);
+}
+
+/**
+ * struct argv_case - a bad command line and its error substring
+ * @args:	arguments, NULL-terminated
+ * @err:	substring of the error
+ */
+struct argv_case {
+	const char *args[8];
+	const char *err;
+};
+
+static const struct argv_case argv_cases[] = {
+	{ { "--workers", "0" }, "--workers '0': out of range" },
+	{ { "--workers", "17" }, "out of range (1-16)" },
+	{ { "--workers", "2x" }, "--workers '2x': not a number" },
+	{ { "--workers", "" }, "not a number" },
+	{ { "--poll-us", "1000001" }, "out of range" },
+	{ { "--fdb-age", "-5" }, "not a number" },
+	{ { "--workers" }, "needs an argument" },
+	{ { "--bogus" }, "unknown option '--bogus'" },
+	{ { "-x" }, "unknown option '-x'" },
+	{ { "stray" }, "unexpected argument 'stray'" },
+	{ { "--ctl", "" }, "--ctl: empty path" },
+	{ { "--ctl", P108 }, "--ctl: path too long" },
+	{ { "--port", "tap,ifname=a", "--port", "tap,ifname=a" },
+	  "both use ifname 'a'" },
+	{ { "--port", "tap,ifname=a,name=x", "--port",
+	    "tap,ifname=b,name=x" }, "both named 'x'" },
+	{ { "--port", "tap,ifname=a", "--port", "tap,ifname=b,name=tap0" },
+	  "both named 'tap0'" },
+	{ { "--port", "vhost-user,path=/s", "--port",
+	    "vhost-user,path=/s,name=b" }, "both use path '/s'" },
+	{ { "--ctl", "/s", "--port", "vhost-user,path=/s" },
+	  "uses the --ctl path" },
+	{ { "--port", "vhost-user,path=/s,queues=4" }, "only 1 queue pair" },
+};
+
+static void test_bad_command_lines(void **state)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(argv_cases) / sizeof(argv_cases[0]); i++) {
+		const struct argv_case *t = &argv_cases[i];
+		char *argv[10] = { "vhostd" };
+		char err[256] = "";
+		int argc = 1, r;
+
+		while (t->args[argc - 1]) {
+			argv[argc] = (char *)t->args[argc - 1];
+			argc++;
+		}
+		r = conf_parse(argc, argv, &conf, err, sizeof(err));
+		if (r != -EINVAL)
+			fail_msg("case %u: returned %d, expected error '%s'",
+				 i, r, t->err);
+		if (!strstr(err, t->err))
+			fail_msg("case %u: error '%s' lacks '%s'", i, err,
+				 t->err);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void test_too_many_ports(void **state)
+{
+	char *argv[2 * CONF_PORTS_MAX + 4] = { "vhostd" };
+	char specs[CONF_PORTS_MAX + 1][32];
+	char err[256];
+	int argc = 1, i;
+
+	for (i = 0; i <= CONF_PORTS_MAX; i++) {
+		snprintf(specs[i], sizeof(specs[i]), "tap,ifname=t%d", i);
+		argv[argc++] = "--port";
+		argv[argc++] = specs[i];
+	}
+	assert_int_equal(conf_parse(argc - 2, argv, &conf, err, sizeof(err)),
+			 0);
+	assert_int_equal(conf.nports, CONF_PORTS_MAX);
+	assert_int_equal(conf_parse(argc, argv, &conf, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "more than 64 ports"));
+}
+
+static void test_help_version(void **state)
+{
+	char err[256];
+	FILE *saved = stdout;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	/* --help goes to stdout and asks main to exit 0. */
+	mem = open_memstream(&buf, &len);
+	assert_non_null(mem);
+	stdout = mem;
+	assert_int_equal(parse(&conf, err, "--help", (char *)NULL), 1);
+	assert_int_equal(parse(&conf, err, "-V", (char *)NULL), 1);
+	stdout = saved;
+	fclose(mem);
+	assert_non_null(strstr(buf, "--port vhost-user,path=SOCK"));
+	assert_non_null(strstr(buf, "--fdb-age"));
+	assert_non_null(strstr(buf, "vhostd 0"));
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_port_specs),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_bad_command_lines),
+		cmocka_unit_test(test_too_many_ports),
+		cmocka_unit_test(test_help_version),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
