@@ -98,6 +98,8 @@ struct vu_dev_stats {
  * @ops:		embedding port's callbacks
  * @opaque:		embedding port's pointer, for @ops
  * @stats:		protocol counters
+ * @err_logged:		a protocol error was logged on this connection
+ *			(later ones are only counted; control thread only)
  */
 struct vu_dev {
 	char name[VU_NAME_MAX];
@@ -112,6 +114,7 @@ struct vu_dev {
 	const struct vu_dev_ops *ops;
 	void *opaque;
 	struct vu_dev_stats stats;
+	bool err_logged;
 };
 
 /*

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* guest_mem.c - guest memory table: map regions, translate addresses
+ *
+ * DOC: Theory of Operation
+ *
+ * The front end describes guest RAM as a few regions, each backed by a
+ * file descriptor.  We map each one whole (from file offset 0, because
+ * the region's mmap_offset need not be page aligned) and keep the table
+ * sorted by guest physical address so a lookup is a binary search over at
+ * most GUEST_MEM_MAX_REGIONS entries.
+ *
+ * Every address that reaches this file comes from the guest or the front
+ * end and may be anything: all arithmetic is done in 64 bits with explicit
+ * overflow checks, and a translation never returns a pointer whose range
+ * leaves the region holding its first byte.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "../util.h"
+#include "guest_mem.h"
+
+/**
+ * guest_mem_init() - empty memory table
+ * @m:		table
+ */
+void guest_mem_init(struct guest_mem *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+/**
+ * range_ok() - check that [@start, @start + @len) neither is empty nor wraps
+ * @start:	first byte
+ * @len:	length
+ *
+ * Return: true if the range is non-empty and its last byte is addressable
+ */
+static bool range_ok(uint64_t start, uint64_t len)
+{
+	return len && len - 1 <= UINT64_MAX - start;
+}
+
+/**
+ * ranges_overlap() - whether two valid ranges share a byte
+ * @a:		first range start
+ * @alen:	first range length (non-zero, no wrap)
+ * @b:		second range start
+ * @blen:	second range length (non-zero, no wrap)
+ *
+ * Return: true on overlap
+ */
+static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b,
+			   uint64_t blen)
+{
+	/* Compare last bytes, not ends: an end may be 2^64. */
+	return a <= b + (blen - 1) && b <= a + (alen - 1);
+}
+
+/**
+ * guest_mem_insert() - validate a region and insert it in gpa order
+ * @m:		table
+ * @reg:	region, fully filled in
+ *
+ * Return: 0, -EINVAL for a bad or overlapping range, -ENOSPC if full
+ */
+static int guest_mem_insert(struct guest_mem *m,
+			    const struct guest_mem_region *reg)
+{
+	unsigned int i, pos;
+
+	if (!range_ok(reg->gpa, reg->size) || !range_ok(reg->uva, reg->size))
+		return -EINVAL;
+	if (m->nregions >= GUEST_MEM_MAX_REGIONS)
+		return -ENOSPC;
+
+	/* Overlaps in either space would make a translation ambiguous. */
+	for (i = 0; i < m->nregions; i++) {
+		const struct guest_mem_region *r = &m->r[i];
+
+		if (ranges_overlap(r->gpa, r->size, reg->gpa, reg->size) ||
+		    ranges_overlap(r->uva, r->size, reg->uva, reg->size))
+			return -EINVAL;
+	}
+
+	for (pos = 0; pos < m->nregions && m->r[pos].gpa < reg->gpa; pos++)
+		;
+	memmove(&m->r[pos + 1], &m->r[pos],
+		(m->nregions - pos) * sizeof(m->r[0]));
+	m->r[pos] = *reg;
+	m->nregions++;
+	return 0;
+}
+
+/**
+ * guest_mem_add() - map a region from a file descriptor and add it
+ * @m:			table
+ * @fd:			file backing the region (not consumed: the caller
+ *			closes it, the mapping keeps its own reference)
+ * @gpa:		guest physical address of the region
+ * @size:		region length
+ * @uva:		front end virtual address of the region
+ * @mmap_offset:	offset of the region's first byte in @fd
+ *
+ * The file must be a regular file (memfd, tmpfs, hugetlbfs) at least
+ * @mmap_offset + @size long: a shorter one would map pages that raise
+ * SIGBUS when the guest points a descriptor at them.
+ *
+ * Return: 0, -EINVAL (bad range, overlap, bad file), -ENOSPC, or mmap's
+ *	   -errno
+ */
+int guest_mem_add(struct guest_mem *m, int fd, uint64_t gpa, uint64_t size,
+		  uint64_t uva, uint64_t mmap_offset)
+{
+	struct guest_mem_region reg;
+	struct stat st;
+	uint64_t len;
+	void *p;
+	int rc;
+
+	if (!range_ok(gpa, size) || !range_ok(uva, size) ||
+	    !range_ok(mmap_offset, size))
+		return -EINVAL;
+	len = mmap_offset + size;
+	if (len > SIZE_MAX || len > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size < 0 ||
+	    (uint64_t)st.st_size < len)
+		return -EINVAL;
+	if (m->nregions >= GUEST_MEM_MAX_REGIONS)
+		return -ENOSPC;
+
+	p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_NORESERVE, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+
+	reg.gpa = gpa;
+	reg.size = size;
+	reg.uva = uva;
+	reg.hva = (uint8_t *)p + mmap_offset;
+	reg.mmap_addr = p;
+	reg.mmap_len = (size_t)len;
+	rc = guest_mem_insert(m, &reg);
+	if (rc < 0)
+		munmap(p, (size_t)len);
+	return rc;
+}
+
+/**
+ * guest_mem_add_mapped() - add memory we already have (tests, fuzzers)
+ * @m:		table
+ * @hva:	our pointer to the first byte; never unmapped by us
+ * @gpa:	guest physical address
+ * @size:	length
+ * @uva:	front end address
+ *
+ * Return: 0, -EINVAL or -ENOSPC
+ */
+int guest_mem_add_mapped(struct guest_mem *m, void *hva, uint64_t gpa,
+			 uint64_t size, uint64_t uva)
+{
+	struct guest_mem_region reg = {
+		.gpa = gpa, .size = size, .uva = uva, .hva = hva,
+	};
+
+	if (!hva || size > SIZE_MAX)
+		return -EINVAL;
+	return guest_mem_insert(m, &reg);
+}
+
+/**
+ * guest_mem_remove() - unmap and drop the region matching all three values
+ * @m:		table
+ * @gpa:	guest physical address of the region
+ * @size:	its length
+ * @uva:	its front end address
+ *
+ * Return: 0, or -ENOENT if no region matches exactly
+ */
+int guest_mem_remove(struct guest_mem *m, uint64_t gpa, uint64_t size,
+		     uint64_t uva)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nregions; i++) {
+		struct guest_mem_region *r = &m->r[i];
+
+		if (r->gpa != gpa || r->size != size || r->uva != uva)
+			continue;
+		if (r->mmap_addr)
+			munmap(r->mmap_addr, r->mmap_len);
+		memmove(r, r + 1, (m->nregions - i - 1) * sizeof(*r));
+		m->nregions--;
+		memset(&m->r[m->nregions], 0, sizeof(m->r[0]));
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/**
+ * guest_mem_clear() - unmap every region we mapped and empty the table
+ * @m:		table
+ */
+void guest_mem_clear(struct guest_mem *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nregions; i++)
+		if (m->r[i].mmap_addr)
+			munmap(m->r[i].mmap_addr, m->r[i].mmap_len);
+	guest_mem_init(m);
+}
+
+/**
+ * guest_mem_find() - region holding guest physical address @gpa
+ * @m:		table
+ * @gpa:	address
+ *
+ * Return: region, or NULL if @gpa is not mapped
+ */
+static const struct guest_mem_region *
+guest_mem_find(const struct guest_mem *m, uint64_t gpa)
+{
+	unsigned int lo = 0, hi = m->nregions;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		const struct guest_mem_region *r = &m->r[mid];
+
+		if (gpa < r->gpa)
+			hi = mid;
+		else if (gpa - r->gpa >= r->size)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}
+
+/**
+ * guest_mem_gpa() - translate a guest physical range to a host pointer
+ * @m:		table
+ * @gpa:	first byte
+ * @len:	bytes that must be accessible (0 is treated as 1)
+ *
+ * Return: pointer, or NULL unless the whole range lies in one region
+ */
+void *guest_mem_gpa(const struct guest_mem *m, uint64_t gpa, uint64_t len)
+{
+	const struct guest_mem_region *r = guest_mem_find(m, gpa);
+	uint64_t off;
+
+	if (!r)
+		return NULL;
+	off = gpa - r->gpa;
+	if (len > r->size - off)
+		return NULL;
+	return r->hva + off;
+}
+
+/**
+ * guest_mem_uva() - translate a front end virtual range to a host pointer
+ * @m:		table
+ * @uva:	first byte (a QEMU address, as in SET_VRING_ADDR)
+ * @len:	bytes that must be accessible (0 is treated as 1)
+ *
+ * Linear scan: this runs when a ring is mapped, never per packet.
+ *
+ * Return: pointer, or NULL unless the whole range lies in one region
+ */
+void *guest_mem_uva(const struct guest_mem *m, uint64_t uva, uint64_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nregions; i++) {
+		const struct guest_mem_region *r = &m->r[i];
+		uint64_t off;
+
+		if (uva < r->uva || uva - r->uva >= r->size)
+			continue;
+		off = uva - r->uva;
+		if (len > r->size - off)
+			return NULL;
+		return r->hva + off;
+	}
+	return NULL;
+}
+
+/**
+ * guest_mem_iov() - split a guest physical range into host iovecs
+ * @m:		table
+ * @gpa:	first byte
+ * @len:	length (0 gives no iovec)
+ * @iov:	output, one entry per region crossed
+ * @max:	room in @iov
+ *
+ * Return: entries written, -EFAULT if any byte is unmapped or the range
+ *	   wraps, -E2BIG if it needs more than @max entries
+ */
+int guest_mem_iov(const struct guest_mem *m, uint64_t gpa, uint64_t len,
+		  struct iovec *iov, unsigned int max)
+{
+	unsigned int n = 0;
+
+	if (!len)
+		return 0;
+	if (!range_ok(gpa, len))
+		return -EFAULT;
+
+	while (len) {
+		const struct guest_mem_region *r = guest_mem_find(m, gpa);
+		uint64_t off, chunk;
+
+		if (!r)
+			return -EFAULT;
+		if (n == max)
+			return -E2BIG;
+		off = gpa - r->gpa;
+		chunk = MIN(len, r->size - off);
+		iov[n].iov_base = r->hva + off;
+		iov[n].iov_len = (size_t)chunk;
+		n++;
+		/* No wrap: the range was checked above. */
+		gpa += chunk;
+		len -= chunk;
+	}
+	return (int)n;
+}

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* virtq.c - device side of a split virtqueue over untrusted guest memory
+ *
+ * DOC: Theory of Operation
+ *
+ * The guest (driver) owns the descriptor table and the avail ring; we
+ * (device) own the used ring.  The guest may rewrite its part at any
+ * moment, including while we walk a chain, so every field is read once
+ * with READ_ONCE() into a local that is validated and then used; nothing
+ * is read twice and trusted the second time.
+ *
+ * Failures come in two kinds.  A chain we cannot use but which does not
+ * show a corrupt ring (too many segments, readable after writable) is a
+ * DROP: the head goes back with length 0 and the guest carries on.  A
+ * corrupt ring (index out of range, loop, bad indirect table, address
+ * outside guest memory) is BROKEN: the queue refuses any further work and
+ * the owner drops the device.
+ *
+ * Memory ordering pairs with the driver (Linux virtio_ring.c):
+ *  - avail->idx is read, then smp_rmb(), then ring entries and descriptors
+ *    (pairs with the driver's wmb between filling them and bumping idx);
+ *  - used entries are written, then smp_wmb(), then used->idx (pairs with
+ *    the driver's rmb after reading used->idx);
+ *  - used->idx store, smp_mb(), then flags/used_event load when deciding
+ *    to notify, and avail_event/flags store, smp_mb(), avail->idx load
+ *    when re-enabling kicks (each pairs with the driver's mb on its side
+ *    of the same race).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util.h"
+#include "virtq.h"
+
+/**
+ * virtq_init() - reset a queue to "nothing configured"
+ * @vq:		queue
+ */
+void virtq_init(struct virtq *vq)
+{
+	memset(vq, 0, sizeof(*vq));
+	vq->call_fd = -1;
+}
+
+/**
+ * virtq_used_event() - where the driver publishes used_event
+ * @vq:		mapped queue
+ *
+ * Return: pointer to avail->ring[num]
+ */
+static uint16_t *virtq_used_event(const struct virtq *vq)
+{
+	return (uint16_t *)&vq->avail->ring[vq->num];
+}
+
+/**
+ * virtq_avail_event() - where we publish avail_event
+ * @vq:		mapped queue
+ *
+ * Return: pointer to the u16 after used->ring[num - 1]
+ */
+static uint16_t *virtq_avail_event(const struct virtq *vq)
+{
+	return (uint16_t *)&vq->used->ring[vq->num];
+}
+
+/**
+ * virtq_map() - translate the ring addresses and (re)start from used->idx
+ * @vq:		queue with @num and the three uvas set
+ * @mem:	memory table to translate through (kept in @vq->mem)
+ *
+ * Return: 0, -EINVAL for a bad size or misaligned ring, -EFAULT if a ring
+ *	   is not wholly inside one region.  On failure the ring is unmapped.
+ */
+int virtq_map(struct virtq *vq, const struct guest_mem *mem)
+{
+	uint64_t num = vq->num;
+	void *desc, *avail, *used;
+
+	vq->desc = NULL;
+	vq->avail = NULL;
+	vq->used = NULL;
+	if (!num || num > VIRTQ_MAX_SIZE || (num & (num - 1)))
+		return -EINVAL;
+	if ((vq->desc_uva & 15) || (vq->avail_uva & 1) || (vq->used_uva & 3))
+		return -EINVAL;
+
+	/* Sizes include the event-idx trailers whether or not negotiated:
+	 * drivers always allocate them, and it keeps one code path.
+	 */
+	desc = guest_mem_uva(mem, vq->desc_uva, 16 * num);
+	avail = guest_mem_uva(mem, vq->avail_uva, 6 + 2 * num);
+	used = guest_mem_uva(mem, vq->used_uva, 6 + 8 * num);
+	if (!desc || !avail || !used)
+		return -EFAULT;
+	/* A region whose mmap_offset is odd shifts host addresses against
+	 * front end ones: the rings must be aligned where we touch them.
+	 */
+	if (((uintptr_t)desc % _Alignof(struct vring_desc)) ||
+	    ((uintptr_t)avail % _Alignof(struct vring_avail)) ||
+	    ((uintptr_t)used % _Alignof(struct vring_used)))
+		return -EINVAL;
+
+	vq->desc = desc;
+	vq->avail = avail;
+	vq->used = used;
+	vq->mem = mem;
+	vq->used_idx = READ_ONCE(vq->used->idx);
+	/* A back end that died with buffers in flight never returned them;
+	 * the front end then hands us a base that disagrees with what the
+	 * guest saw completed.  Resume where the used ring says we were.
+	 */
+	if (vq->used_idx != vq->last_avail_idx)
+		vq->last_avail_idx = vq->used_idx;
+	vq->pending_used = 0;
+	vq->signalled_used_valid = false;
+	vq->notify_disabled = false;
+	return 0;
+}
+
+/**
+ * virtq_ready() - whether the queue may be used
+ * @vq:		queue
+ *
+ * Return: true if mapped and not broken
+ */
+bool virtq_ready(const struct virtq *vq)
+{
+	return vq->desc && !vq->broken;
+}
+
+/**
+ * virtq_avail_count() - new entries in the avail ring
+ * @vq:		queue
+ *
+ * An avail->idx more than @num ahead of what we consumed cannot come from
+ * a correct driver (it would overwrite entries we have not read): the
+ * ring is broken.
+ *
+ * Return: entries available, 0 if none or broken
+ */
+unsigned int virtq_avail_count(struct virtq *vq)
+{
+	uint16_t idx, n;
+
+	if (!virtq_ready(vq))
+		return 0;
+	idx = READ_ONCE(vq->avail->idx);
+	n = (uint16_t)(idx - vq->last_avail_idx);
+	if (n > vq->num) {
+		vq->broken = true;
+		return 0;
+	}
+	return n;
+}
+
+/**
+ * struct virtq_walk - state of one chain walk
+ * @table:	descriptor table being walked (ring or indirect)
+ * @table_num:	entries in @table
+ * @indirect:	@table is an indirect table
+ * @writable:	a writable segment was seen (readable ones must come first)
+ */
+struct virtq_walk {
+	const struct vring_desc *table;
+	uint32_t table_num;
+	bool indirect;
+	bool writable;
+};
+
+/**
+ * virtq_add_seg() - append one descriptor's buffer to @elem
+ * @vq:		queue
+ * @elem:	element being built
+ * @w:		walk state
+ * @addr:	guest physical address (already read once)
+ * @len:	length (already read once)
+ * @write:	device-writable
+ *
+ * Return: VIRTQ_POP_OK to continue, or DROP/BROKEN
+ */
+static enum virtq_pop_result virtq_add_seg(struct virtq *vq,
+					   struct virtq_elem *elem,
+					   struct virtq_walk *w, uint64_t addr,
+					   uint32_t len, bool write)
+{
+	unsigned int used = elem->out_num + elem->in_num;
+	uint32_t *total = write ? &elem->in_len : &elem->out_len;
+	int n;
+
+	if (!write && w->writable)
+		return VIRTQ_POP_DROP;	/* virtio: readable before writable */
+	w->writable |= write;
+	if (len > UINT32_MAX - *total)
+		return VIRTQ_POP_BROKEN; /* a chain over 4 GiB is a lie */
+	*total += len;
+
+	n = guest_mem_iov(vq->mem, addr, len, &elem->iov[used],
+			  VIRTQ_ELEM_IOV_MAX - used);
+	if (n == -E2BIG)
+		return VIRTQ_POP_DROP;
+	if (n < 0)
+		return VIRTQ_POP_BROKEN; /* outside guest memory */
+	if (write)
+		elem->in_num = (uint16_t)(elem->in_num + n);
+	else
+		elem->out_num = (uint16_t)(elem->out_num + n);
+	return VIRTQ_POP_OK;
+}
+
+/**
+ * virtq_walk_chain() - follow a chain from descriptor @i, filling @elem
+ * @vq:		queue
+ * @elem:	element being built (head already set)
+ * @i:		first descriptor, < vq->num
+ *
+ * Return: VIRTQ_POP_OK, DROP or BROKEN
+ */
+static enum virtq_pop_result virtq_walk_chain(struct virtq *vq,
+					      struct virtq_elem *elem,
+					      uint32_t i)
+{
+	struct virtq_walk w = {
+		.table = vq->desc, .table_num = vq->num,
+	};
+	uint32_t count = 0;
+
+	for (;;) {
+		const struct vring_desc *d = &w.table[i];
+		uint64_t addr = READ_ONCE(d->addr);
+		uint32_t len = READ_ONCE(d->len);
+		uint16_t flags = READ_ONCE(d->flags);
+		uint16_t next = READ_ONCE(d->next);
+		enum virtq_pop_result r;
+
+		/* A chain longer than its table must revisit a descriptor:
+		 * a loop the guest built to keep us spinning.
+		 */
+		if (++count > w.table_num)
+			return VIRTQ_POP_BROKEN;
+
+		if (flags & VRING_DESC_F_INDIRECT) {
+			/* Nested tables, NEXT beside INDIRECT, and tables
+			 * that are empty, ragged or larger than any ring are
+			 * all forbidden by the spec.
+			 */
+			if (!vq->indirect || w.indirect ||
+			    (flags & VRING_DESC_F_NEXT) || !len ||
+			    len % sizeof(struct vring_desc) ||
+			    len / sizeof(struct vring_desc) > VIRTQ_MAX_SIZE)
+				return VIRTQ_POP_BROKEN;
+			/* Descriptors are 16-byte structs; an unaligned
+			 * table would make them misaligned host accesses.
+			 */
+			if (addr & 15)
+				return VIRTQ_POP_BROKEN;
+			w.table = guest_mem_gpa(vq->mem, addr, len);
+			if (!w.table || ((uintptr_t)w.table %
+					 _Alignof(struct vring_desc)))
+				return VIRTQ_POP_BROKEN;
+			w.table_num = len / sizeof(struct vring_desc);
+			w.indirect = true;
+			count = 0;
+			i = 0;
+			continue;
+		}
+
+		r = virtq_add_seg(vq, elem, &w, addr, len,
+				  flags & VRING_DESC_F_WRITE);
+		if (r != VIRTQ_POP_OK)
+			return r;
+
+		if (!(flags & VRING_DESC_F_NEXT))
+			return VIRTQ_POP_OK;
+		if (next >= w.table_num)
+			return VIRTQ_POP_BROKEN;
+		i = next;
+	}
+}
+
+/**
+ * virtq_pop() - take the next descriptor chain from the avail ring
+ * @vq:		queue
+ * @elem:	filled with the chain's segments on OK, head on DROP
+ *
+ * Return: see enum virtq_pop_result
+ */
+enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem)
+{
+	enum virtq_pop_result r;
+	uint16_t head;
+
+	if (!virtq_ready(vq))
+		return vq->broken ? VIRTQ_POP_BROKEN : VIRTQ_POP_EMPTY;
+	if (!virtq_avail_count(vq))
+		return vq->broken ? VIRTQ_POP_BROKEN : VIRTQ_POP_EMPTY;
+
+	/* Pairs with the driver's wmb between ring[] and avail->idx. */
+	smp_rmb();
+	head = READ_ONCE(vq->avail->ring[vq->last_avail_idx & (vq->num - 1)]);
+	if (head >= vq->num) {
+		vq->broken = true;
+		return VIRTQ_POP_BROKEN;
+	}
+
+	elem->head = head;
+	elem->out_num = 0;
+	elem->in_num = 0;
+	elem->out_len = 0;
+	elem->in_len = 0;
+	r = virtq_walk_chain(vq, elem, head);
+	if (r == VIRTQ_POP_BROKEN) {
+		vq->broken = true;
+		return r;
+	}
+	if (r == VIRTQ_POP_DROP) {
+		elem->out_num = elem->in_num = 0;
+		elem->out_len = elem->in_len = 0;
+	}
+	vq->last_avail_idx++;
+	vq->stat_pops++;
+	return r;
+}
+
+/**
+ * virtq_unpop() - give back the last @n popped, not yet pushed, chains
+ * @vq:		queue
+ * @n:		chains
+ */
+void virtq_unpop(struct virtq *vq, unsigned int n)
+{
+	vq->last_avail_idx = (uint16_t)(vq->last_avail_idx - n);
+}
+
+/**
+ * virtq_push() - write one used element after the pending ones
+ * @vq:		queue
+ * @head:	head descriptor index from virtq_pop()
+ * @len:	bytes written into the chain's writable buffers
+ *
+ * Not visible to the guest until virtq_flush().
+ */
+void virtq_push(struct virtq *vq, uint16_t head, uint32_t len)
+{
+	struct vring_used_elem *e;
+
+	if (!virtq_ready(vq))
+		return;
+	e = &vq->used->ring[(uint16_t)(vq->used_idx + vq->pending_used) &
+			    (vq->num - 1)];
+	WRITE_ONCE(e->id, head);
+	WRITE_ONCE(e->len, len);
+	vq->pending_used++;
+}
+
+/**
+ * virtq_flush() - publish the pending used elements with one idx store
+ * @vq:		queue
+ */
+void virtq_flush(struct virtq *vq)
+{
+	if (!virtq_ready(vq) || !vq->pending_used)
+		return;
+	/* Pairs with the driver's rmb after it reads used->idx. */
+	smp_wmb();
+	vq->used_idx = (uint16_t)(vq->used_idx + vq->pending_used);
+	WRITE_ONCE(vq->used->idx, vq->used_idx);
+	vq->pending_used = 0;
+}
+
+/**
+ * virtq_should_notify() - whether the guest asked to be told of new used
+ *			   entries published since the last check
+ * @vq:		queue, after virtq_flush()
+ *
+ * Return: true if the guest should get an interrupt
+ */
+bool virtq_should_notify(struct virtq *vq)
+{
+	uint16_t old, new, event;
+	bool valid;
+
+	if (!virtq_ready(vq))
+		return false;
+	/* Pairs with the driver's mb between writing used_event/flags and
+	 * reading used->idx: either it sees our idx or we see its request.
+	 */
+	smp_mb();
+
+	old = vq->signalled_used;
+	valid = vq->signalled_used_valid;
+	new = vq->used_idx;
+	vq->signalled_used = new;
+	vq->signalled_used_valid = true;
+	if (valid && old == new)
+		return false;		/* nothing new since last time */
+
+	if (!vq->event_idx)
+		return !(READ_ONCE(vq->avail->flags) &
+			 VRING_AVAIL_F_NO_INTERRUPT);
+	if (!valid)
+		return true;
+	event = READ_ONCE(*virtq_used_event(vq));
+	/* Did used->idx step over used_event, moving from old to new? */
+	return (uint16_t)(new - event - 1) < (uint16_t)(new - old);
+}
+
+/**
+ * virtq_notify() - interrupt the guest if it wants one
+ * @vq:		queue, after virtq_flush()
+ */
+void virtq_notify(struct virtq *vq)
+{
+	uint64_t one = 1;
+
+	if (!virtq_should_notify(vq) || vq->call_fd < 0)
+		return;
+	/* A full eventfd counter (2^64 - 2) already means "interrupt". */
+	if (write(vq->call_fd, &one, sizeof(one)) == sizeof(one))
+		vq->stat_notifies++;
+}
+
+/**
+ * virtq_enable_notify() - ask for kicks again and close the race
+ * @vq:		queue
+ *
+ * Return: true if entries arrived while kicks were off: the caller must
+ *	   poll again rather than sleep
+ */
+bool virtq_enable_notify(struct virtq *vq)
+{
+	if (!virtq_ready(vq))
+		return false;
+	vq->notify_disabled = false;
+	if (vq->event_idx)
+		WRITE_ONCE(*virtq_avail_event(vq), vq->last_avail_idx);
+	else
+		WRITE_ONCE(vq->used->flags, 0);
+	/* Pairs with the driver's mb between avail->idx store and reading
+	 * flags/avail_event: either it kicks or we see its new entries.
+	 */
+	smp_mb();
+	return virtq_avail_count(vq) > 0;
+}
+
+/**
+ * virtq_disable_notify() - ask the guest not to kick while we poll
+ * @vq:		queue
+ *
+ * Best effort: the guest may kick anyway.  With event idx nothing is
+ * written: a stale avail_event is already behind the guest's avail->idx,
+ * so the guest will not kick until it wraps round to it.
+ */
+void virtq_disable_notify(struct virtq *vq)
+{
+	if (!virtq_ready(vq))
+		return;
+	vq->notify_disabled = true;
+	if (!vq->event_idx)
+		WRITE_ONCE(vq->used->flags, VRING_USED_F_NO_NOTIFY);
+}
