@@ -17,9 +17,12 @@ ifeq ($(WERROR),1)
 WARN	+= -Werror
 endif
 HARDEN	= -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+# CFLAGS/LDFLAGS are the user's (optimisation, sanitizers); what the
+# code needs to build at all is always added, even to a CFLAGS given on
+# the command line.
 CFLAGS	?= -O2 -g
-CFLAGS	+= -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -pthread
-LDFLAGS	+= -pie -pthread -Wl,-z,relro,-z,now
+ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -pthread $(CFLAGS)
+ALL_LDFLAGS = -pie -pthread -Wl,-z,relro,-z,now $(LDFLAGS)
 
 DAEMON_SRCS	:= $(filter-out src/main.c,$(wildcard src/*.c src/vhost/*.c src/port/*.c src/net/*.c))
 DAEMON_OBJS	:= $(DAEMON_SRCS:%.c=$(O)/%.o)
@@ -38,7 +41,7 @@ all: $(O)/vhostd $(O)/vhostctl $(O)/libvdrv.a $(UNIT_BINS) $(ITEST_BINS) $(BENCH
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(O)/libvhostd.a: $(DAEMON_OBJS)
 	@rm -f $@
@@ -49,22 +52,22 @@ $(O)/libvdrv.a: $(VDRV_OBJS)
 	ar rcs $@ $^
 
 $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 $(O)/vhostctl: $(O)/cli/vhostctl.o
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 # Unit tests link the daemon's library (they test its modules).
 $(O)/tests/test_%: $(O)/tests/unit/test_%.o $(O)/libvhostd.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka
 
 # Integration tests and benchmarks are "guests": they link only the
 # driver-side library, never the daemon's ring or protocol code.
 $(O)/tests/%: $(O)/tests/integration/%.o $(O)/libvdrv.a
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 $(O)/bench/%: $(O)/bench/%.o $(O)/libvdrv.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lm
 
 check: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done

@@ -5,15 +5,22 @@
  *
  * A "source" is a (port, cookie) pair: a guest's TX queue, a TAP fd.  Its
  * fd sits in the worker's epoll set with the pair as the epoll cookie.
- * One pass of the loop collects the sources that are ready (fds epoll
- * reported, plus sources that used their whole budget last pass) and
- * calls each one's poll op once with WORKER_BUDGET: a flooding guest gets
- * its budget and then waits for everybody else, like vhost-net's weights.
  *
- * With --poll-us N, a pass that found work is followed, once the sources
- * run dry, by up to N microseconds of re-polling them before the thread
- * sleeps in epoll_wait() again: the seed's "poll before sleeping" idea.
- * With 0 (the default) an idle worker sleeps at once and costs nothing.
+ * A source is either *armed* (notifications on: the worker learns of
+ * work through epoll) or *active* (notifications off: the worker polls it
+ * every pass).  An event makes a source active.  Each pass polls every
+ * active source once with WORKER_BUDGET frames, so a flooding guest gets
+ * its budget and then waits for everybody else (vhost-net's weights),
+ * while a quiet guest under the same worker is still looked at every
+ * pass.  Under load nothing is re-armed: no guest kicks, no interrupts
+ * to us, no epoll_wait sleeps -- the worker polls while it pays.
+ *
+ * When a whole pass finds nothing, the worker keeps polling for up to
+ * --poll-us microseconds (the seed's "poll before sleeping"), then arms
+ * every active source and sleeps.  Arming closes the race with a guest
+ * that queued work just before: a source that reports work on arming
+ * stays active.  With --poll-us 0 (the default) an idle worker sleeps at
+ * once and costs no CPU.
  *
  * Nothing here knows port types; registration (worker_fd_add/del) is a
  * plain epoll_ctl() on the worker's epoll fd, safe from any thread.
@@ -52,8 +59,8 @@ struct worker_src {
  * @epfd:	epoll set of this worker's sources
  * @stop_fd:	eventfd written by worker_stop()
  * @idx:	worker number
- * @nbusy:	sources in @busy
- * @busy:	sources that used their whole budget in the last pass
+ * @nactive:	sources in @active
+ * @active:	sources polled every pass (notifications off)
  *
  * Everything but @epfd (used by epoll_ctl from control) is private to the
  * thread.
@@ -63,8 +70,8 @@ struct worker {
 	int epfd;
 	int stop_fd;
 	unsigned int idx;
-	unsigned int nbusy;
-	struct worker_src busy[WORKER_SRC_MAX];
+	unsigned int nactive;
+	struct worker_src active[WORKER_SRC_MAX];
 } __cacheline_aligned;
 
 static struct worker workers[WORKERS_MAX];
@@ -111,7 +118,7 @@ int worker_init(unsigned int n, unsigned int poll_us)
 
 /**
  * worker_add_src() - add @src to @list unless it is already there
- * @list:	sources to poll this pass
+ * @list:	sources
  * @n:		entries in @list, updated
  * @src:	source
  */
@@ -130,7 +137,7 @@ static void worker_add_src(struct worker_src *list, unsigned int *n,
 /**
  * worker_poll_src() - give one source its turn
  * @src:	source
- * Return: frames the source processed (WORKER_BUDGET: it has more)
+ * Return: frames the source processed
  */
 static unsigned int worker_poll_src(struct worker_src src)
 {
@@ -142,29 +149,17 @@ static unsigned int worker_poll_src(struct worker_src src)
 }
 
 /**
- * worker_spin() - busy-poll recently active sources for the poll window
- * @w:		this worker
- * @list:	sources that had work this round
- * @n:		entries in @list
- *
- * Sources that find work again go to @w->busy and the spin ends, so the
- * main loop resumes without sleeping.
+ * worker_arm_src() - turn a dry source's notifications back on
+ * @src:	source
+ * Return: true if it has work after all and must stay active
  */
-static void worker_spin(struct worker *w, const struct worker_src *list,
-			unsigned int n)
+static bool worker_arm_src(struct worker_src src)
 {
-	uint64_t end = now_ns() + (uint64_t)worker_poll_us * 1000;
-	unsigned int i;
+	struct port *p = switch_port(src.port);
 
-	while (now_ns() < end) {
-		for (i = 0; i < n; i++) {
-			if (worker_poll_src(list[i]))
-				worker_add_src(w->busy, &w->nbusy, list[i]);
-		}
-		if (w->nbusy)
-			return;
-		__builtin_ia32_pause();
-	}
+	if (!p || !p->ops->arm)
+		return false;
+	return p->ops->arm(p, src.cookie);
 }
 
 /**
@@ -176,22 +171,18 @@ static void *worker_loop(void *arg)
 {
 	struct worker *w = arg;
 	struct epoll_event evs[WORKER_EVENTS];
-	struct worker_src ready[WORKER_SRC_MAX], active[WORKER_SRC_MAX];
+	uint64_t dry_since = 0;
 
 	for (;;) {
-		unsigned int nready = 0, nactive = 0, i;
+		unsigned int i, nactive;
+		bool work = false;
 		int n;
 
-		n = epoll_wait(w->epfd, evs, WORKER_EVENTS, w->nbusy ? 0 : -1);
+		n = epoll_wait(w->epfd, evs, WORKER_EVENTS, w->nactive ? 0 : -1);
 		if (n < 0 && errno != EINTR) {
 			err("worker %u: epoll_wait: %s", w->idx, strerror(errno));
 			return NULL;
 		}
-
-		/* Budget-limited sources from the last pass go first. */
-		for (i = 0; i < w->nbusy; i++)
-			worker_add_src(ready, &nready, w->busy[i]);
-		w->nbusy = 0;
 		for (i = 0; n > 0 && i < (unsigned int)n; i++) {
 			struct worker_src src = {
 				.port = (uint32_t)(evs[i].data.u64 >> 32),
@@ -200,20 +191,36 @@ static void *worker_loop(void *arg)
 
 			if (src.port == WORKER_STOP_PORT)
 				return NULL;
-			worker_add_src(ready, &nready, src);
+			worker_add_src(w->active, &w->nactive, src);
 		}
 
-		for (i = 0; i < nready; i++) {
-			unsigned int done = worker_poll_src(ready[i]);
-
-			if (done >= WORKER_BUDGET)
-				worker_add_src(w->busy, &w->nbusy, ready[i]);
-			if (done)
-				active[nactive++] = ready[i];
+		for (i = 0; i < w->nactive; i++)
+			if (worker_poll_src(w->active[i]))
+				work = true;
+		if (work) {
+			dry_since = 0;
+			continue;
 		}
 
-		if (!w->nbusy && nactive && worker_poll_us)
-			worker_spin(w, active, nactive);
+		/* A whole pass found nothing: spin out the poll window. */
+		if (worker_poll_us) {
+			uint64_t t = now_ns();
+
+			if (!dry_since)
+				dry_since = t;
+			if (t - dry_since < (uint64_t)worker_poll_us * 1000) {
+				__builtin_ia32_pause();
+				continue;
+			}
+		}
+		dry_since = 0;
+
+		/* Sleep, unless arming reveals work that raced in. */
+		nactive = w->nactive;
+		w->nactive = 0;
+		for (i = 0; i < nactive; i++)
+			if (worker_arm_src(w->active[i]))
+				w->active[w->nactive++] = w->active[i];
 	}
 }
 

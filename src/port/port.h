@@ -37,6 +37,13 @@ struct port;
  *		the worker polls): pull up to @budget frames from the port,
  *		hand them to switch_forward(), give their buffers back.
  *		Return frames processed; @budget reached means "call again".
+ *		A source that can suppress its notifications (a guest's TX
+ *		kicks) leaves them off here: the worker keeps polling it
+ *		until @arm.
+ * @arm:	worker: the source ran dry and the worker is about to sleep:
+ *		turn notifications back on and return true if work arrived
+ *		meanwhile (then the worker polls again instead of sleeping).
+ *		NULL for sources whose fd is simply level-triggered (TAP).
  * @timer:	control thread, once a second: housekeeping (may be NULL)
  */
 struct port_ops {
@@ -48,6 +55,7 @@ struct port_ops {
 			     unsigned int n);
 	unsigned int (*poll)(struct port *p, uint32_t cookie,
 			     unsigned int budget);
+	bool (*arm)(struct port *p, uint32_t cookie);
 	void (*timer)(struct port *p);
 };
 

@@ -206,6 +206,9 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
  * @cookie:	queue index (odd: a TX queue)
  * @budget:	most chains to process
  *
+ * Kicks stay suppressed on return: the worker polls this queue again
+ * until it calls port_vhost_arm().
+ *
  * Return: chains processed; @budget means there is more
  */
 static unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
@@ -224,33 +227,55 @@ static unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		goto out;
 
-	/* Only under the lock while started: the fd is ours until the
-	 * control thread stops the queue, and may be closed right after.
+	/* Coming from the armed state, a kick woke us: consume it.  While
+	 * the worker polls with kicks off there is nothing to read, and a
+	 * stray kick is consumed after the next arm.  Only under the lock
+	 * while started: the fd may be closed right after the queue stops.
 	 */
-	if (read(q->kick_fd, &kicks, sizeof(kicks)) < 0 && errno != EAGAIN)
-		debug("%s: kick read: %s", p->name, strerror(errno));
-
-	virtq_disable_notify(&q->vq);
+	if (!q->vq.notify_disabled) {
+		if (read(q->kick_fd, &kicks, sizeof(kicks)) < 0 &&
+		    errno != EAGAIN)
+			debug("%s: kick read: %s", p->name, strerror(errno));
+		virtq_disable_notify(&q->vq);
+	}
 	while (total < budget) {
 		int n = port_vhost_tx_burst(pv, q, MIN(SWITCH_BURST,
 						       budget - total));
 
-		if (n < 0)
-			goto out;
+		if (n <= 0)
+			break;
 		total += (unsigned int)n;
-		if (n == 0) {
-			/* Dry: ask for kicks, then look once more, so a
-			 * buffer added in between is not left waiting.
-			 */
-			if (!virtq_enable_notify(&q->vq))
-				break;
-			virtq_disable_notify(&q->vq);
-		}
 	}
-	/* Budget used up: notifications stay off, the worker comes back. */
 out:
 	pthread_mutex_unlock(&q->lock);
 	return total;
+}
+
+/**
+ * port_vhost_arm() - worker: ask for TX kicks again before sleeping
+ * @p:		port
+ * @cookie:	queue index
+ *
+ * Return: true if buffers arrived meanwhile (poll again, don't sleep)
+ */
+static bool port_vhost_arm(struct port *p, uint32_t cookie)
+{
+	struct port_vhost *pv = p->priv;
+	struct vu_queue *q;
+	bool more = false;
+
+	if (cookie >= VU_MAX_QUEUES || !(cookie & 1))
+		return false;
+	q = &pv->dev.q[cookie];
+
+	pthread_mutex_lock(&q->lock);
+	/* virtq_enable_notify() re-reads avail->idx after a full barrier,
+	 * so a buffer queued while kicks were off is seen here or kicks.
+	 */
+	if (q->started && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
+		more = virtq_enable_notify(&q->vq);
+	pthread_mutex_unlock(&q->lock);
+	return more;
 }
 
 /* ---- datapath: switch -> guest RX -------------------------------------- */
@@ -707,5 +732,6 @@ const struct port_ops port_vhost_ops = {
 	.close = port_vhost_close,
 	.xmit = port_vhost_xmit,
 	.poll = port_vhost_poll,
+	.arm = port_vhost_arm,
 	.timer = port_vhost_timer,
 };
