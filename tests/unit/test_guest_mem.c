@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_guest_mem.c - guest memory table: mapping, translation, hostile input
+ *
+ * Regions come from a malloc'd arena (guest_mem_add_mapped) or a memfd
+ * (guest_mem_add).  The last test checks the binary-search translation
+ * against a naive linear scan under random tables and random queries.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include "../../src/vhost/guest_mem.h"
+
+static uint8_t arena[1 << 16];
+
+/**
+ * test_add_sorted_and_rejects() - insertion order, overlaps, bad ranges
+ * @state:	cmocka state (unused)
+ */
+static void test_add_sorted_and_rejects(void **state)
+{
+	struct guest_mem m;
+
+	guest_mem_init(&m);
+	assert_int_equal(guest_mem_add_mapped(&m, arena + 0x2000, 0x20000,
+					      0x1000, 0x7f0000020000), 0);
+	assert_int_equal(guest_mem_add_mapped(&m, arena, 0x10000, 0x1000,
+					      0x7f0000010000), 0);
+	assert_int_equal(guest_mem_add_mapped(&m, arena + 0x4000, 0x30000,
+					      0x1000, 0x7f0000030000), 0);
+	assert_int_equal(m.nregions, 3);
+	assert_true(m.r[0].gpa < m.r[1].gpa && m.r[1].gpa < m.r[2].gpa);
+
+	/* overlap in gpa, overlap in uva, zero size, wrapping ranges */
+	assert_int_equal(guest_mem_add_mapped(&m, arena, 0x10800, 0x1000,
+					      0x1000000), -EINVAL);
+	assert_int_equal(guest_mem_add_mapped(&m, arena, 0x50000, 0x1000,
+					      0x7f0000010800), -EINVAL);
+	assert_int_equal(guest_mem_add_mapped(&m, arena, 0x60000, 0,
+					      0x2000000), -EINVAL);
+	assert_int_equal(guest_mem_add_mapped(&m, arena, UINT64_MAX - 10, 100,
+					      0x3000000), -EINVAL);
+	assert_int_equal(guest_mem_add_mapped(&m, arena, 0x70000, 100,
+					      UINT64_MAX - 10), -EINVAL);
+	/* last byte of the address space is fine */
+	assert_int_equal(guest_mem_add_mapped(&m, arena, UINT64_MAX - 99, 100,
+					      0x4000000), 0);
+	assert_int_equal(m.nregions, 4);
+
+	assert_int_equal(guest_mem_remove(&m, 0x20000, 0x1000, 0), -ENOENT);
+	assert_int_equal(guest_mem_remove(&m, 0x20000, 0x1000,
+					  0x7f0000020000), 0);
+	assert_int_equal(m.nregions, 3);
+	assert_null(guest_mem_gpa(&m, 0x20000, 1));
+	guest_mem_clear(&m);
+	assert_int_equal(m.nregions, 0);
+}
+
+/**
+ * test_full_table() - the table holds GUEST_MEM_MAX_REGIONS, not one more
+ * @state:	cmocka state (unused)
+ */
+static void test_full_table(void **state)
+{
+	struct guest_mem m;
+	unsigned int i;
+
+	guest_mem_init(&m);
+	for (i = 0; i < GUEST_MEM_MAX_REGIONS; i++)
+		assert_int_equal(guest_mem_add_mapped(&m, arena + i * 16,
+						      i * 0x100, 16,
+						      0x1000 + i * 0x100), 0);
+	assert_int_equal(guest_mem_add_mapped(&m, arena, 0x100000, 16,
+					      0x100000), -ENOSPC);
+	guest_mem_clear(&m);
+}
+
+/**
+ * test_translate_clamp() - translations never leave the region
+ * @state:	cmocka state (unused)
+ */
+static void test_translate_clamp(void **state)
+{
+	struct guest_mem m;
+
+	guest_mem_init(&m);
+	assert_int_equal(guest_mem_add_mapped(&m, arena, 0x1000, 0x1000,
+					      0xa000), 0);
+	assert_ptr_equal(guest_mem_gpa(&m, 0x1000, 0x1000), arena);
+	assert_ptr_equal(guest_mem_gpa(&m, 0x1ff0, 16), arena + 0xff0);
+	assert_null(guest_mem_gpa(&m, 0x1ff0, 17));
+	assert_null(guest_mem_gpa(&m, 0xfff, 1));
+	assert_null(guest_mem_gpa(&m, 0x2000, 1));
+	assert_null(guest_mem_gpa(&m, 0x1800, UINT64_MAX));
+	assert_ptr_equal(guest_mem_uva(&m, 0xa010, 16), arena + 0x10);
+	assert_null(guest_mem_uva(&m, 0xaff8, 16));
+	assert_null(guest_mem_uva(&m, 0x1000, 1));
+	guest_mem_clear(&m);
+}
+
+/**
+ * test_iov_split() - a range over adjacent regions, gaps, hostile lengths
+ * @state:	cmocka state (unused)
+ */
+static void test_iov_split(void **state)
+{
+	struct guest_mem m;
+	struct iovec iov[4];
+
+	guest_mem_init(&m);
+	/* two gpa-adjacent regions whose host memory is not adjacent */
+	assert_int_equal(guest_mem_add_mapped(&m, arena, 0x1000, 0x1000,
+					      0xa000), 0);
+	assert_int_equal(guest_mem_add_mapped(&m, arena + 0x8000, 0x2000,
+					      0x1000, 0xb000), 0);
+	assert_int_equal(guest_mem_iov(&m, 0x1f00, 0x200, iov, 4), 2);
+	assert_ptr_equal(iov[0].iov_base, arena + 0xf00);
+	assert_int_equal(iov[0].iov_len, 0x100);
+	assert_ptr_equal(iov[1].iov_base, arena + 0x8000);
+	assert_int_equal(iov[1].iov_len, 0x100);
+	assert_int_equal(guest_mem_iov(&m, 0x1f00, 0x200, iov, 1), -E2BIG);
+	assert_int_equal(guest_mem_iov(&m, 0x1f00, 0x1101, iov, 4), -EFAULT);
+	assert_int_equal(guest_mem_iov(&m, 0x1f00, 0, iov, 4), 0);
+	assert_int_equal(guest_mem_iov(&m, 0x1f00, UINT64_MAX, iov, 4),
+			 -EFAULT);
+	assert_int_equal(guest_mem_iov(&m, UINT64_MAX, 2, iov, 4), -EFAULT);
+	assert_int_equal(guest_mem_iov(&m, 0x500, 1, iov, 4), -EFAULT);
+	guest_mem_clear(&m);
+}
+
+/**
+ * test_memfd() - real mappings: offsets, short files, non-files
+ * @state:	cmocka state (unused)
+ */
+static void test_memfd(void **state)
+{
+	struct guest_mem m;
+	int fd, pfd[2];
+	uint8_t *p, *q;
+
+	fd = memfd_create("test_guest_mem", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 0x10000), 0);
+	p = mmap(NULL, 0x10000, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(p != MAP_FAILED);
+	p[0x1234] = 0x5a;
+
+	guest_mem_init(&m);
+	/* offset not page aligned: hva must still land on file byte 0x1234 */
+	assert_int_equal(guest_mem_add(&m, fd, 0x100000, 0x100, 0x7000000,
+				       0x1200), 0);
+	q = guest_mem_gpa(&m, 0x100034, 1);
+	assert_non_null(q);
+	assert_int_equal(*q, 0x5a);
+	/* region past the end of the file would SIGBUS later: refused */
+	assert_int_equal(guest_mem_add(&m, fd, 0x200000, 0x10000, 0x8000000,
+				       0x1000), -EINVAL);
+	assert_int_equal(guest_mem_add(&m, fd, 0x200000, 0x10, 0x8000000,
+				       UINT64_MAX - 4), -EINVAL);
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(guest_mem_add(&m, pfd[0], 0x200000, 0x10, 0x8000000,
+				       0), -EINVAL);
+	assert_int_equal(guest_mem_add(&m, -1, 0x200000, 0x10, 0x8000000, 0),
+			 -EBADF);
+	assert_int_equal(m.nregions, 1);
+	guest_mem_clear(&m);
+	close(pfd[0]);
+	close(pfd[1]);
+	munmap(p, 0x10000);
+	close(fd);
+}
+
+/* ---- differential test against a naive linear scan ---- */
+
+/**
+ * ref_find() - linear scan for the region holding @gpa
+ * @m:		table
+ * @gpa:	address
+ *
+ * Return: region or NULL
+ */
+static const struct guest_mem_region *ref_find(const struct guest_mem *m,
+					       uint64_t gpa)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nregions; i++)
+		if (gpa >= m->r[i].gpa && gpa - m->r[i].gpa < m->r[i].size)
+			return &m->r[i];
+	return NULL;
+}
+
+/**
+ * ref_iov() - byte-walking reference for guest_mem_iov()
+ * @m:		table
+ * @gpa:	first byte
+ * @len:	length
+ * @iov:	out
+ * @max:	room
+ *
+ * Return: same contract as guest_mem_iov()
+ */
+static int ref_iov(const struct guest_mem *m, uint64_t gpa, uint64_t len,
+		   struct iovec *iov, unsigned int max)
+{
+	unsigned int n = 0;
+
+	if (len && gpa + len - 1 < gpa)
+		return -EFAULT;
+	while (len) {
+		const struct guest_mem_region *r = ref_find(m, gpa);
+		uint64_t avail;
+
+		if (!r)
+			return -EFAULT;
+		if (n == max)
+			return -E2BIG;
+		avail = r->gpa + r->size - gpa;
+		if (avail > len)
+			avail = len;
+		iov[n].iov_base = r->hva + (gpa - r->gpa);
+		iov[n].iov_len = avail;
+		n++;
+		gpa += avail;
+		len -= avail;
+	}
+	return (int)n;
+}
+
+/**
+ * rnd64() - 64 random bits from rand()
+ * Return: random value
+ */
+static uint64_t rnd64(void)
+{
+	return ((uint64_t)rand() << 42) ^ ((uint64_t)rand() << 21) ^
+	       (uint64_t)rand();
+}
+
+/**
+ * test_differential() - random tables, random queries, same answers
+ * @state:	cmocka state (unused)
+ */
+static void test_differential(void **state)
+{
+	unsigned int round, q;
+
+	srand(12345);
+	for (round = 0; round < 200; round++) {
+		struct guest_mem m;
+		unsigned int i, n = 1 + (unsigned int)rand() % 12;
+		uint64_t base[12], size[12];
+
+		guest_mem_init(&m);
+		/* neighbouring slots: some touch (adjacent), some leave gaps */
+		for (i = 0; i < n; i++) {
+			base[i] = (uint64_t)i * 0x1000 + (rand() % 2) * 0x100;
+			size[i] = 0xf00 + (rand() % 2) * 0x100;
+			if (base[i] % 0x1000 && size[i] > 0xf00)
+				size[i] = 0xf00;
+		}
+		for (i = 0; i < n; i++) {
+			unsigned int k = (unsigned int)rand() % n;
+
+			if (!size[k])
+				continue;
+			assert_int_equal(guest_mem_add_mapped(&m,
+				arena + (base[k] & 0xffff), base[k], size[k],
+				0x7f0000000000 + base[k]), 0);
+			size[k] = 0;
+		}
+		for (q = 0; q < 500; q++) {
+			struct iovec a[8], b[8];
+			uint64_t gpa = rnd64() % ((uint64_t)n * 0x1000 + 0x200);
+			uint64_t len = rnd64() % 0x3000;
+			unsigned int max = 1 + (unsigned int)rand() % 8;
+			const struct guest_mem_region *r;
+			int ra, rb, j;
+			void *p;
+
+			if (q % 50 == 0)
+				len = UINT64_MAX - (rnd64() % 4);
+			ra = guest_mem_iov(&m, gpa, len, a, max);
+			rb = ref_iov(&m, gpa, len, b, max);
+			assert_int_equal(ra, rb);
+			for (j = 0; j < ra; j++) {
+				assert_ptr_equal(a[j].iov_base, b[j].iov_base);
+				assert_int_equal(a[j].iov_len, b[j].iov_len);
+			}
+
+			r = ref_find(&m, gpa);
+			p = guest_mem_gpa(&m, gpa, len);
+			if (!r || len > r->gpa + r->size - gpa)
+				assert_null(p);
+			else
+				assert_ptr_equal(p, r->hva + (gpa - r->gpa));
+		}
+		guest_mem_clear(&m);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_sorted_and_rejects),
+		cmocka_unit_test(test_full_table),
+		cmocka_unit_test(test_translate_clamp),
+		cmocka_unit_test(test_iov_split),
+		cmocka_unit_test(test_memfd),
+		cmocka_unit_test(test_differential),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
