@@ -538,9 +538,14 @@ static void port_vhost_on_conn(void *opaque, int fd, uint32_t events)
 	}
 	rc = vu_dev_handle(&pv->dev);
 	if (rc < 0) {
-		if (rc != -ECONNRESET && rc != -EPIPE)
+		/* The peer closing is normal; anything else (malformed or
+		 * out-of-order message, stalled peer) is a violation.
+		 */
+		if (rc != -ECONNRESET && rc != -EPIPE) {
+			stats_add(&pv->port->stats.violations, 1);
 			warn("%s: dropping front end: %s", pv->port->name,
 			     strerror(-rc));
+		}
 		port_vhost_disconnect(pv);
 	}
 }

@@ -292,6 +292,36 @@ void *guest_mem_uva(const struct guest_mem *m, uint64_t uva, uint64_t len)
 }
 
 /**
+ * guest_mem_mapped() - whether every byte of a guest range is mapped
+ * @m:		memory table
+ * @gpa:	guest physical address
+ * @len:	length
+ *
+ * For chains we will not use but must still validate (a hostile address
+ * behind a droppable part of a chain still breaks the ring).
+ *
+ * Return: true if [@gpa, @gpa + @len) lies in mapped regions
+ */
+bool guest_mem_mapped(const struct guest_mem *m, uint64_t gpa, uint64_t len)
+{
+	if (!len)
+		return true;
+	if (!range_ok(gpa, len))
+		return false;
+	while (len) {
+		const struct guest_mem_region *r = guest_mem_find(m, gpa);
+		uint64_t chunk;
+
+		if (!r)
+			return false;
+		chunk = MIN(len, r->size - (gpa - r->gpa));
+		gpa += chunk;
+		len -= chunk;
+	}
+	return true;
+}
+
+/**
  * guest_mem_iov() - split a guest physical range into host iovecs
  * @m:		table
  * @gpa:	first byte

@@ -57,6 +57,7 @@ int guest_mem_remove(struct guest_mem *m, uint64_t gpa, uint64_t size,
 void guest_mem_clear(struct guest_mem *m);
 void *guest_mem_gpa(const struct guest_mem *m, uint64_t gpa, uint64_t len);
 void *guest_mem_uva(const struct guest_mem *m, uint64_t uva, uint64_t len);
+bool guest_mem_mapped(const struct guest_mem *m, uint64_t gpa, uint64_t len);
 int guest_mem_iov(const struct guest_mem *m, uint64_t gpa, uint64_t len,
 		  struct iovec *iov, unsigned int max);
 

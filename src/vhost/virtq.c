@@ -161,12 +161,17 @@ unsigned int virtq_avail_count(struct virtq *vq)
  * @table_num:	entries in @table
  * @indirect:	@table is an indirect table
  * @writable:	a writable segment was seen (readable ones must come first)
+ * @drop:	the chain is unusable by us (too many segments, readable after
+ *		writable); the walk goes on to its end all the same, so a
+ *		loop or a bad address behind the first problem still breaks
+ *		the ring instead of passing for a droppable chain
  */
 struct virtq_walk {
 	const struct vring_desc *table;
 	uint32_t table_num;
 	bool indirect;
 	bool writable;
+	bool drop;
 };
 
 /**
@@ -190,16 +195,26 @@ static enum virtq_pop_result virtq_add_seg(struct virtq *vq,
 	int n;
 
 	if (!write && w->writable)
-		return VIRTQ_POP_DROP;	/* virtio: readable before writable */
+		w->drop = true;	/* virtio: readable before writable */
 	w->writable |= write;
 	if (len > UINT32_MAX - *total)
 		return VIRTQ_POP_BROKEN; /* a chain over 4 GiB is a lie */
 	*total += len;
 
+	if (w->drop) {
+		/* Only validate what is left: the address must still be
+		 * guest memory, or the ring is broken.
+		 */
+		return guest_mem_mapped(vq->mem, addr, len) ?
+		       VIRTQ_POP_OK : VIRTQ_POP_BROKEN;
+	}
 	n = guest_mem_iov(vq->mem, addr, len, &elem->iov[used],
 			  VIRTQ_ELEM_IOV_MAX - used);
-	if (n == -E2BIG)
-		return VIRTQ_POP_DROP;
+	if (n == -E2BIG) {
+		w->drop = true;
+		return guest_mem_mapped(vq->mem, addr, len) ?
+		       VIRTQ_POP_OK : VIRTQ_POP_BROKEN;
+	}
 	if (n < 0)
 		return VIRTQ_POP_BROKEN; /* outside guest memory */
 	if (write)
@@ -272,7 +287,7 @@ static enum virtq_pop_result virtq_walk_chain(struct virtq *vq,
 			return r;
 
 		if (!(flags & VRING_DESC_F_NEXT))
-			return VIRTQ_POP_OK;
+			return w.drop ? VIRTQ_POP_DROP : VIRTQ_POP_OK;
 		if (next >= w.table_num)
 			return VIRTQ_POP_BROKEN;
 		i = next;

@@ -1,0 +1,303 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh - vhostd integration tests: vdrv "guests" and a TAP in a netns
+#
+#   vdrv guests (build/tests/vdrv_itest, vdrv_tool), one per socket
+#
+#     A (p0.sock)   B (p1.sock)   C (p2.sock)   D (p3.sock)
+#          \             |             |            /
+#           +------------+------ vhostd -----------+
+#                     (L2 learning switch, --ctl ctl.sock)
+#
+#   TAP tests: vhostd runs inside netns vdrvit<pid>
+#
+#     netns vdrvit<pid>                          default netns
+#     +-----------------------------+
+#     | vdrvtap0 198.18.0.1/24      |
+#     |    |                        |
+#     |  vhostd --port tap ---------+-- p0.sock -- vdrv_tool responder
+#     |         --port vhost-user --+-- p1.sock -- vdrv_tool pinger
+#     +-----------------------------+             (198.18.0.2, .3)
+#
+# Usage: tests/integration/run.sh [NAME-GLOB...]
+#   BUILD=dir   where vhostd, vhostctl and tests/ are (default: build)
+# Builds nothing.  Prints one line per test and "N passed, M failed";
+# exits 1 on any failure.  Needs root (netns) for the TAP tests only.
+
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+VHOSTD=$BUILD/vhostd
+VHOSTCTL=$BUILD/vhostctl
+ITEST=$BUILD/tests/vdrv_itest
+TOOL=$BUILD/tests/vdrv_tool
+TMP=$(mktemp -d /tmp/vhostd-it.XXXXXX)
+NS=vdrvit$$
+NS_MADE=0
+VPID=
+BGPIDS=()
+PASS=0
+FAIL=0
+FILTER=("$@")
+
+for f in "$VHOSTD" "$ITEST" "$TOOL"; do
+	[ -x "$f" ] || { echo "missing $f (make O=$BUILD first)"; exit 2; }
+done
+HAVE_CTL=0
+[ -x "$VHOSTCTL" ] && command -v jq >/dev/null && HAVE_CTL=1
+
+# Kill only what we started, then remove what we created.
+cleanup() {
+	local p
+	for p in "${BGPIDS[@]}" $VPID; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${BGPIDS[@]}" $VPID; do
+		wait "$p" 2>/dev/null
+	done
+	[ "$NS_MADE" = 1 ] && ip netns del "$NS" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# wanted NAME: is the test selected by the command line globs
+wanted() {
+	local g
+	[ ${#FILTER[@]} = 0 ] && return 0
+	for g in "${FILTER[@]}"; do
+		# shellcheck disable=SC2053 # glob match on purpose
+		[[ $1 == $g ]] && return 0
+	done
+	return 1
+}
+
+# result NAME OK DETAIL
+result() {
+	if [ "$2" = 0 ]; then
+		PASS=$((PASS + 1))
+		printf 'PASS %-26s %s\n' "$1" "$3"
+	else
+		FAIL=$((FAIL + 1))
+		printf 'FAIL %-26s %s\n' "$1" "$3"
+		if [ -s "$TMP/vhostd.log" ]; then
+			sed 's/^/    vhostd: /' "$TMP/vhostd.log" | tail -n 8
+		fi
+	fi
+}
+
+# wait_for PATH: until PATH exists (5 s)
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# start_vhostd [PREFIX-CMD...] -- NPORTS [VHOSTD-ARGS...]
+# Ports vu0..vu(N-1) at $TMP/p<i>.sock, control socket $TMP/ctl.
+start_vhostd() {
+	local pre=() n i args=()
+	while [ "$1" != "--" ]; do pre+=("$1"); shift; done
+	shift
+	n=$1; shift
+	rm -f "$TMP"/p*.sock "$TMP/ctl"
+	for i in $(seq 0 $((n - 1))); do
+		args+=(--port "vhost-user,path=$TMP/p$i.sock,name=vu$i")
+	done
+	"${pre[@]}" "$VHOSTD" --ctl "$TMP/ctl" "${args[@]}" "$@" \
+		>"$TMP/vhostd.log" 2>&1 &
+	VPID=$!
+	for i in $(seq 0 $((n - 1))); do
+		wait_for "$TMP/p$i.sock" || return 1
+	done
+	wait_for "$TMP/ctl"
+	return 0
+}
+
+# stop_vhostd: 0 if it was still alive and exited cleanly on SIGTERM
+stop_vhostd() {
+	local rc=0
+	[ -n "$VPID" ] || return 1
+	kill -0 "$VPID" 2>/dev/null || rc=1
+	kill "$VPID" 2>/dev/null
+	wait "$VPID" || rc=1
+	VPID=
+	return $rc
+}
+
+# ctr PORT JQ-PATH: a counter from "vhostctl stats" (empty if unavailable)
+ctr() {
+	[ "$HAVE_CTL" = 1 ] || return 0
+	"$VHOSTCTL" --ctl "$TMP/ctl" stats 2>/dev/null |
+		jq -r ".ports[] | select(.name == \"$1\") | $2" 2>/dev/null
+}
+
+# check_ctr PORT JQ-PATH OP VALUE: append a failure to $ERR if it fails
+check_ctr() {
+	local v
+	[ "$HAVE_CTL" = 1 ] || return 0
+	v=$(ctr "$1" "$2")
+	if ! [[ $v =~ ^[0-9]+$ ]] || ! test "$v" "$3" "$4"; then
+		ERR="${ERR:+$ERR; }counter $1$2=$v, want $3 $4"
+	fi
+}
+
+socks() {
+	local i
+	for i in $(seq 0 $(($1 - 1))); do
+		printf '%s ' "$TMP/p$i.sock"
+	done
+}
+
+# scenario NAME SCENARIO NPORTS [VHOSTD-ARGS...] [-- COUNTER-CHECKS]
+run_scenario() {
+	local name=$1 sc=$2 n=$3 out rc
+	shift 3
+	wanted "$name" || return 0
+	ERR=
+	if ! start_vhostd -- "$n" "$@"; then
+		stop_vhostd
+		result "$name" 1 "vhostd did not start"
+		return
+	fi
+	# shellcheck disable=SC2046 # word splitting on purpose
+	out=$(timeout 120 "$ITEST" "$sc" $(socks "$n") 2>&1)
+	rc=$?
+	[ $rc = 0 ] || ERR="$(echo "$out" | grep -m1 FAIL || echo "rc $rc")"
+	post_checks "$name"
+	stop_vhostd || ERR="$ERR; vhostd died or exited uncleanly"
+	result "$name" "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+		"${ERR:-$(echo "$out" | tail -n 1)}"
+	ERR=
+}
+
+# post_checks NAME: counter assertions per scenario, vhostd still running
+post_checks() {
+	case "$1" in
+	oversize)
+		# 5 x 1514 bytes into B's 512-byte buffers, without MRG_RXBUF.
+		check_ctr vu1 '.drops.too_big + .drops.no_buffer' -ge 5
+		check_ctr vu1 '.violations' -eq 0
+		;;
+	burst)
+		check_ctr vu0 '.rx_packets' -ge 20000
+		check_ctr vu1 '.tx_packets' -ge 20000
+		check_ctr vu0 '.violations' -eq 0
+		;;
+	evil-*)
+		case "$1" in
+		evil-unknown|evil-bad-ring) ;;
+		*) check_ctr vu2 '.violations' -ge 1 ;;
+		esac
+		check_ctr vu0 '.violations' -eq 0
+		check_ctr vu1 '.violations' -eq 0
+		;;
+	esac
+}
+
+# ---- vdrv-only scenarios ---------------------------------------------------
+
+run_scenario basic basic 3
+run_scenario basic-4 basic 4
+run_scenario learning learning 3
+run_scenario flood flood 4
+run_scenario aging aging 3 --fdb-age 2
+run_scenario mrg-small-bufs mrg 3
+run_scenario no-mrg nomrg 3
+run_scenario oversize oversize 3
+run_scenario reconnect reconnect 2
+run_scenario burst burst 2
+run_scenario variants variants 2
+run_scenario workers-4 basic 4 --workers 4
+for k in garbage bad-size short unknown bad-version bad-ring mem-beyond-fd \
+	 oob-desc oob-len loop avail-jump bad-head indirect-nested \
+	 indirect-oob rx-oob; do
+	run_scenario "evil-$k" "evil:$k" 3
+done
+
+# ---- client mode: vhostd connects to a socket vdrv listens on ----------------
+
+if wanted client-mode; then
+	ERR=
+	rm -f "$TMP/c0.sock"
+	timeout 60 "$ITEST" client "$TMP/c0.sock" "$TMP/p1.sock" \
+		>"$TMP/client.out" 2>&1 &
+	CPID=$!
+	BGPIDS+=("$CPID")
+	wait_for "$TMP/c0.sock" || ERR="vdrv never listened"
+	"$VHOSTD" --ctl "$TMP/ctl" \
+		--port "vhost-user,path=$TMP/c0.sock,name=vu0,client" \
+		--port "vhost-user,path=$TMP/p1.sock,name=vu1" \
+		>"$TMP/vhostd.log" 2>&1 &
+	VPID=$!
+	wait "$CPID" || ERR="$(grep -m1 FAIL "$TMP/client.out" || echo failed)"
+	stop_vhostd || ERR="$ERR; vhostd died"
+	result client-mode "$([ -z "$ERR" ] && echo 0 || echo 1)" "$ERR"
+fi
+
+# ---- TAP in a network namespace ------------------------------------------------
+
+tap_setup() {
+	[ "$(id -u)" = 0 ] || return 1
+	ip netns add "$NS" 2>/dev/null || return 1
+	NS_MADE=1
+	ip -n "$NS" link set lo up
+	ip netns exec "$NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec "$NS" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	return 0
+}
+
+if wanted 'tap-*'; then
+	if ! tap_setup; then
+		echo "SKIP tap-*                      (needs root and ip netns)"
+	else
+		ERR=
+		start_vhostd ip netns exec "$NS" -- 2 \
+			--port tap,ifname=vdrvtap0,name=tap0 || ERR="no start"
+		for i in $(seq 100); do
+			ip -n "$NS" link show vdrvtap0 >/dev/null 2>&1 && break
+			sleep 0.05
+		done
+		ip -n "$NS" addr add 198.18.0.1/24 dev vdrvtap0 &&
+			ip -n "$NS" link set vdrvtap0 up || ERR="no vdrvtap0"
+
+		"$TOOL" responder --sock "$TMP/p0.sock" --mac 02:00:00:00:01:02 \
+			--ip 198.18.0.2 --seconds 60 >"$TMP/resp.out" 2>&1 &
+		RPID=$!
+		BGPIDS+=("$RPID")
+		sleep 0.3
+		out=$(ip netns exec "$NS" ping -c 3 -i 0.3 -W 2 198.18.0.2 2>&1)
+		echo "$out" | grep -q ' 3 received' ||
+			ERR="$ERR; ping: $(echo "$out" | grep -m1 received)"
+		kill "$RPID"
+		wait "$RPID"
+		grep -q 'answered [1-9]' "$TMP/resp.out" ||
+			ERR="$ERR; responder: $(cat "$TMP/resp.out")"
+		check_ctr tap0 '.rx_packets' -ge 4
+		check_ctr tap0 '.tx_packets' -ge 4
+		kill -0 "$VPID" 2>/dev/null || ERR="$ERR; vhostd died"
+		result tap-ping-responder "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+			"${ERR:-$(echo "$out" | grep received)}"
+
+		# The other way: a vdrv guest pings the namespace's kernel.
+		ERR=
+		out=$(timeout 30 "$TOOL" pinger --sock "$TMP/p1.sock" \
+			--mac 02:00:00:00:01:03 --ip 198.18.0.3 \
+			--peer-ip 198.18.0.1 --count 5 --interval-ms 200 2>&1) ||
+			ERR="$out"
+		result tap-pinger "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+			"${ERR:-$out}"
+
+		ERR=
+		stop_vhostd || ERR="vhostd died or exited uncleanly"
+		result tap-clean-exit "$([ -z "$ERR" ] && echo 0 || echo 1)" "$ERR"
+	fi
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]

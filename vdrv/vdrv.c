@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vdrv.c - a virtio-net device driven over vhost-user: open, TX, RX, close
+ *
+ * Opening follows the message order QEMU 7.2 uses for a vhost-user-net
+ * device (see /work/shared/QEMU-NOTES.md): GET_FEATURES,
+ * GET/SET_PROTOCOL_FEATURES, GET_QUEUE_NUM, SET_OWNER, GET_FEATURES, per ring
+ * SET_VRING_CALL/ERR and SET_VRING_ENABLE, then at "DRIVER_OK"
+ * SET_FEATURES, SET_MEM_TABLE and per ring NUM/BASE/ADDR/KICK/CALL, and a
+ * final SET_VRING_ENABLE.  Closing sends GET_VRING_BASE per ring.
+ *
+ * Buffers are fixed: every TX head owns a slot (header + frame) and every
+ * RX head a buffer, allocated once in guest memory and alternating between
+ * the two regions so each burst exercises the back end's translation of
+ * both.  Nothing is allocated after vdrv_open().  The data path is in
+ * vdrv_txrx.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/vhost_types.h>
+#include <linux/virtio_config.h>
+#include <linux/virtio_ring.h>
+
+#include "vdrv_priv.h"
+
+#define VDRV_BUF_ALIGN	64
+
+/**
+ * vdrv_opts_init() - defaults: QEMU-like features, 256-entry rings
+ * @o:		options to fill
+ * @path:	vhost-user socket path
+ */
+void vdrv_opts_init(struct vdrv_opts *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->features = VDRV_DEFAULT_FEATURES;
+	o->protocol_features = (1ULL << VDRV_PF_MQ) |
+			       (1ULL << VDRV_PF_REPLY_ACK);
+	o->queue_size = 256;
+	o->rx_buf_len = 2048;
+	o->rx_segs = 1;
+	o->tx_buf_len = 2048;
+	o->tx_layout = VDRV_TX_FLAT;
+	o->timeout_ms = 5000;
+	o->early_enable = true;
+}
+
+/**
+ * vdrv_check_opts() - reject option combinations we cannot honour
+ * @o:	options
+ * Return: 0 or -EINVAL
+ */
+static int vdrv_check_opts(const struct vdrv_opts *o)
+{
+	unsigned int q = o->queue_size;
+
+	if (!o->path || q < 2 || q > 32768 || (q & (q - 1)))
+		return -EINVAL;
+	if (!o->rx_segs || o->rx_segs > q || o->rx_buf_len < o->rx_segs ||
+	    o->rx_buf_len < 12 || o->rx_bufs * o->rx_segs > q)
+		return -EINVAL;
+	if (o->tx_buf_len < 12 + 14 || o->tx_layout > VDRV_TX_INDIRECT)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * vdrv_negotiate() - features, protocol features, queue count, owner
+ * @d:	device with a connected socket
+ * Return: 0, -ENOTSUP if a required feature is missing, or -errno
+ */
+static int vdrv_negotiate(struct vdrv_dev *d)
+{
+	struct vdrv_conn *c = &d->conn;
+	uint64_t pf = 0, again;
+	int ret;
+
+	ret = vdrv_proto_get_u64(c, VDRV_REQ_GET_FEATURES, &d->dev_features);
+	if (ret)
+		return ret;
+	d->features = d->opts.features & d->dev_features &
+		      ~(1ULL << VDRV_F_PROTOCOL_FEATURES);
+	if (d->opts.required & ~d->features)
+		return -ENOTSUP;
+
+	if (d->dev_features & (1ULL << VDRV_F_PROTOCOL_FEATURES)) {
+		ret = vdrv_proto_get_u64(c, VDRV_REQ_GET_PROTOCOL_FEATURES,
+					 &pf);
+		if (ret)
+			return ret;
+		d->proto_features = pf & d->opts.protocol_features;
+		/* Not acked: REPLY_ACK takes effect with this very message. */
+		ret = vdrv_proto_send(c, VDRV_REQ_SET_PROTOCOL_FEATURES, 0,
+				      &d->proto_features,
+				      sizeof(d->proto_features), NULL, 0);
+		if (ret)
+			return ret;
+		c->reply_ack = d->proto_features & (1ULL << VDRV_PF_REPLY_ACK);
+	}
+
+	d->queue_num = 1;
+	if (d->proto_features & (1ULL << VDRV_PF_MQ)) {
+		uint64_t qn;
+
+		ret = vdrv_proto_get_u64(c, VDRV_REQ_GET_QUEUE_NUM, &qn);
+		if (ret)
+			return ret;
+		/* We drive one queue pair; a device with none is broken. */
+		if (!qn || qn > 0xffff)
+			return -EPROTO;
+		d->queue_num = (unsigned int)qn;
+	}
+
+	ret = vdrv_proto_set(c, VDRV_REQ_SET_OWNER, NULL, 0, NULL, 0);
+	if (ret)
+		return ret;
+	/* QEMU asks again after SET_OWNER; the answer must not change. */
+	ret = vdrv_proto_get_u64(c, VDRV_REQ_GET_FEATURES, &again);
+	if (ret)
+		return ret;
+	if (again != d->dev_features)
+		return -EPROTO;
+
+	d->hdr_len = (vdrv_has(d, VIRTIO_F_VERSION_1) ||
+		      vdrv_has(d, VIRTIO_NET_F_MRG_RXBUF)) ?
+		     sizeof(struct virtio_net_hdr_v1) :
+		     sizeof(struct virtio_net_hdr);
+	return 0;
+}
+
+/**
+ * vdrv_setup_mem() - size and map guest memory, lay out rings and buffers
+ * @d:	device, features negotiated
+ * Return: 0 or -errno
+ */
+static int vdrv_setup_mem(struct vdrv_dev *d)
+{
+	const struct vdrv_opts *o = &d->opts;
+	uint16_t q = (uint16_t)o->queue_size;
+	uint16_t tx_stride = o->tx_layout == VDRV_TX_SPLIT ? 2 : 1;
+	uint64_t rxl = VDRV_ALIGN(o->rx_buf_len, VDRV_BUF_ALIGN);
+	uint64_t txl = VDRV_ALIGN(o->tx_buf_len, VDRV_BUF_ALIGN);
+	uint64_t ring, ind, sizes[VDRV_MEM_REGIONS];
+	bool evt = vdrv_has(d, VIRTIO_RING_F_EVENT_IDX);
+	struct vdrv_ring *rx = &d->rings[VDRV_RX_RING];
+	struct vdrv_ring *tx = &d->rings[VDRV_TX_RING];
+	unsigned int i, s;
+	int ret;
+
+	if (o->tx_layout == VDRV_TX_INDIRECT &&
+	    !vdrv_has(d, VIRTIO_RING_F_INDIRECT_DESC))
+		return -ENOTSUP;
+	d->rx_nbufs = o->rx_bufs ? o->rx_bufs : q / o->rx_segs;
+	d->tx_slots = q / tx_stride;
+
+	ring = 2 * (VDRV_ALIGN(16ULL * q, 4096) + VDRV_ALIGN(6 + 2ULL * q, 4096) +
+		    VDRV_ALIGN(6 + 8ULL * q, 4096));
+	ind = VDRV_ALIGN(32ULL * q, 4096);
+	sizes[0] = ring + ind + (d->rx_nbufs + 1) / 2 * rxl +
+		   (d->tx_slots + 1) / 2 * txl + 4096;
+	/* Spare room at the end of region 1 for evil descriptors. */
+	sizes[1] = (d->rx_nbufs + 1) / 2 * rxl + (d->tx_slots + 1) / 2 * txl +
+		   65536;
+	ret = vdrv_mem_init(&d->mem, sizes);
+	if (ret)
+		return ret;
+
+	ret = vdrv_ring_init(rx, VDRV_RX_RING, q, (uint16_t)o->rx_segs, evt,
+			     &d->mem, &d->stats);
+	if (!ret)
+		ret = vdrv_ring_init(tx, VDRV_TX_RING, q, tx_stride, evt,
+				     &d->mem, &d->stats);
+	if (ret)
+		return ret;
+
+	d->rx_len = calloc(q, sizeof(*d->rx_len));
+	d->rx_hva = calloc(q, sizeof(*d->rx_hva));
+	d->rx_done = calloc(q, sizeof(*d->rx_done));
+	d->tx_hva = calloc(q, sizeof(*d->tx_hva));
+	d->tx_free = calloc(q, sizeof(*d->tx_free));
+	d->tx_ind = calloc(q, sizeof(*d->tx_ind));
+	d->tx_gpa = calloc(q, sizeof(*d->tx_gpa));
+	d->tx_ind_gpa = calloc(q, sizeof(*d->tx_ind_gpa));
+	if (!d->rx_len || !d->rx_hva || !d->rx_done || !d->tx_hva ||
+	    !d->tx_free || !d->tx_ind || !d->tx_gpa || !d->tx_ind_gpa)
+		return -ENOMEM;
+
+	/* RX: each buffer one contiguous block, described by rx_segs
+	 * chained device-writable descriptors.
+	 */
+	for (i = 0; i < d->rx_nbufs; i++) {
+		uint16_t head = (uint16_t)(i * o->rx_segs);
+		uint32_t seg = o->rx_buf_len / o->rx_segs, off = 0;
+		uint64_t gpa;
+		uint8_t *p = vdrv_mem_alloc(&d->mem, i & 1, rxl, VDRV_BUF_ALIGN,
+					    &gpa);
+
+		if (!p)
+			return -ENOMEM;
+		for (s = 0; s < o->rx_segs; s++) {
+			struct vring_desc *dd = &rx->desc[head + s];
+			bool last = s == o->rx_segs - 1;
+
+			dd->addr = gpa + off;
+			dd->len = last ? o->rx_buf_len - off : seg;
+			dd->flags = VRING_DESC_F_WRITE |
+				    (last ? 0 : VRING_DESC_F_NEXT);
+			dd->next = last ? 0 : (uint16_t)(head + s + 1);
+			off += seg;
+		}
+		d->rx_hva[head] = p;
+		d->rx_len[head] = o->rx_buf_len;
+		rx->cap[head] = o->rx_buf_len;
+	}
+
+	/* TX: a slot per head; descriptors are completed per frame. */
+	for (i = 0; i < d->tx_slots; i++) {
+		uint16_t head = (uint16_t)(i * tx_stride);
+		uint8_t *p = vdrv_mem_alloc(&d->mem, i & 1, txl, VDRV_BUF_ALIGN,
+					    &d->tx_gpa[head]);
+
+		if (!p)
+			return -ENOMEM;
+		d->tx_hva[head] = p;
+		/* The device writes nothing into TX buffers; any used length
+		 * is accepted here and counted as a quirk when non-zero.
+		 */
+		tx->cap[head] = UINT32_MAX;
+		if (o->tx_layout == VDRV_TX_INDIRECT) {
+			d->tx_ind[head] = vdrv_mem_alloc(&d->mem, 0,
+					2 * sizeof(struct vring_desc), 16,
+					&d->tx_ind_gpa[head]);
+			if (!d->tx_ind[head])
+				return -ENOMEM;
+		}
+		d->tx_free[d->ntx_free++] = head;
+	}
+	return 0;
+}
+
+/**
+ * vdrv_send_mem_table() - SET_MEM_TABLE with one fd per region
+ * @d:	device
+ * Return: 0 or -errno
+ */
+static int vdrv_send_mem_table(struct vdrv_dev *d)
+{
+	struct vdrv_msg_mem mt;
+	int fds[VDRV_MEM_REGIONS];
+	unsigned int i;
+
+	memset(&mt, 0, sizeof(mt));
+	mt.nregions = d->mem.nregions;
+	for (i = 0; i < d->mem.nregions; i++) {
+		mt.regions[i].guest_phys_addr = d->mem.r[i].gpa;
+		mt.regions[i].memory_size = d->mem.r[i].size;
+		mt.regions[i].userspace_addr = (uintptr_t)d->mem.r[i].hva;
+		mt.regions[i].mmap_offset = 0;
+		fds[i] = d->mem.r[i].fd;
+	}
+	/* The payload is sized by the region count, as QEMU sends it. */
+	return vdrv_proto_set(&d->conn, VDRV_REQ_SET_MEM_TABLE, &mt,
+			      8 + mt.nregions * sizeof(mt.regions[0]), fds,
+			      d->mem.nregions);
+}
+
+/**
+ * vdrv_start_ring() - SET_VRING_NUM/BASE/ADDR/KICK/CALL for one ring
+ * @d:	device
+ * @r:	ring
+ * Return: 0 or -errno
+ */
+static int vdrv_start_ring(struct vdrv_dev *d, struct vdrv_ring *r)
+{
+	struct vhost_vring_addr a = {
+		.index = r->index,
+		/* Ring addresses are user (our) addresses, not guest ones. */
+		.desc_user_addr = (uintptr_t)r->desc,
+		.used_user_addr = (uintptr_t)r->used,
+		.avail_user_addr = (uintptr_t)r->avail,
+	};
+	struct vdrv_conn *c = &d->conn;
+	int ret;
+
+	ret = vdrv_proto_set_state(c, VDRV_REQ_SET_VRING_NUM, r->index, r->num);
+	if (!ret)
+		ret = vdrv_proto_set_state(c, VDRV_REQ_SET_VRING_BASE, r->index,
+					   0);
+	if (!ret)
+		ret = vdrv_proto_set(c, VDRV_REQ_SET_VRING_ADDR, &a, sizeof(a),
+				     NULL, 0);
+	if (!ret)
+		ret = vdrv_proto_set_fd(c, VDRV_REQ_SET_VRING_KICK, r->index,
+					r->kick_fd);
+	if (!ret)
+		ret = vdrv_proto_set_fd(c, VDRV_REQ_SET_VRING_CALL, r->index,
+					r->call_fd);
+	return ret;
+}
+
+/**
+ * vdrv_enable_rings() - SET_VRING_ENABLE 1 on both rings
+ * @d:	device
+ * Return: 0 or -errno; nothing sent without protocol features
+ */
+static int vdrv_enable_rings(struct vdrv_dev *d)
+{
+	unsigned int i;
+	int ret;
+
+	if (!(d->dev_features & (1ULL << VDRV_F_PROTOCOL_FEATURES)))
+		return 0;
+	for (i = 0; i < VDRV_NRINGS; i++) {
+		ret = vdrv_proto_set_state(&d->conn, VDRV_REQ_SET_VRING_ENABLE,
+					   i, 1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * vdrv_start() - the DRIVER_OK part: features, memory, rings, enable
+ * @d:	device, negotiated, memory laid out
+ * Return: 0 or -errno
+ */
+static int vdrv_start(struct vdrv_dev *d)
+{
+	struct vdrv_ring *rx = &d->rings[VDRV_RX_RING];
+	uint64_t f = d->features;
+	unsigned int i;
+	int ret;
+
+	if (d->opts.early_enable) {
+		for (i = 0; i < VDRV_NRINGS; i++) {
+			ret = vdrv_proto_set_fd(&d->conn,
+						VDRV_REQ_SET_VRING_CALL, i,
+						d->rings[i].call_fd);
+			if (!ret)
+				ret = vdrv_proto_set_fd(&d->conn,
+							VDRV_REQ_SET_VRING_ERR,
+							i, d->rings[i].err_fd);
+			if (ret)
+				return ret;
+		}
+		ret = vdrv_enable_rings(d);
+		if (ret)
+			return ret;
+	}
+
+	if (d->dev_features & (1ULL << VDRV_F_PROTOCOL_FEATURES))
+		f |= 1ULL << VDRV_F_PROTOCOL_FEATURES;
+	ret = vdrv_proto_set_u64(&d->conn, VDRV_REQ_SET_FEATURES, f);
+	if (!ret)
+		ret = vdrv_send_mem_table(d);
+	if (ret)
+		return ret;
+
+	/* RX buffers are there before the ring starts, as a guest that
+	 * filled its RX queue at probe time has them.
+	 */
+	for (i = 0; i < d->rx_nbufs; i++)
+		vdrv_ring_add(rx, (uint16_t)(i * d->opts.rx_segs));
+	vdrv_ring_publish(rx);
+
+	for (i = 0; i < VDRV_NRINGS; i++) {
+		ret = vdrv_start_ring(d, &d->rings[i]);
+		if (ret)
+			return ret;
+	}
+	ret = vdrv_enable_rings(d);
+	if (ret)
+		return ret;
+
+	/* Polling until somebody sleeps: TX is reclaimed lazily and RX
+	 * calls are asked for by vdrv_rx_wait() only, so a busy-polling
+	 * benchmark costs the device no eventfd writes.
+	 */
+	vdrv_ring_disable_cb(&d->rings[VDRV_TX_RING]);
+	vdrv_ring_disable_cb(rx);
+	/* Both rings: the spec starts a ring on a kick. */
+	vdrv_ring_kick(rx);
+	vdrv_ring_kick(&d->rings[VDRV_TX_RING]);
+	return 0;
+}
+
+/**
+ * vdrv_free() - release everything, no messages
+ * @d:	device (may be half set up)
+ */
+static void vdrv_free(struct vdrv_dev *d)
+{
+	unsigned int i;
+
+	vdrv_proto_close(&d->conn);
+	for (i = 0; i < VDRV_NRINGS; i++)
+		vdrv_ring_fini(&d->rings[i]);
+	vdrv_mem_fini(&d->mem);
+	free(d->rx_len);
+	free(d->rx_hva);
+	free(d->rx_done);
+	free(d->tx_hva);
+	free(d->tx_free);
+	free(d->tx_ind);
+	free(d->tx_gpa);
+	free(d->tx_ind_gpa);
+	free(d);
+}
+
+/**
+ * vdrv_open() - connect, negotiate, share memory, start both rings
+ * @o:		options (vdrv_opts_init() then adjusted)
+ * @devp:	out: the device
+ *
+ * Return: 0, -EINVAL for bad options, -ENOTSUP for missing required
+ * features, -EREMOTEIO if the back end nacked a request, -EPROTO for a
+ * malformed reply, -ETIMEDOUT, or another -errno
+ */
+int vdrv_open(const struct vdrv_opts *o, struct vdrv_dev **devp)
+{
+	struct vdrv_dev *d;
+	unsigned int i;
+	int ret;
+
+	ret = vdrv_check_opts(o);
+	if (ret)
+		return ret;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->opts = *o;
+	for (i = 0; i < VDRV_NRINGS; i++)
+		d->rings[i].kick_fd = d->rings[i].call_fd =
+			d->rings[i].err_fd = -1;
+	for (i = 0; i < VDRV_MEM_REGIONS; i++)
+		d->mem.r[i].fd = -1;
+
+	ret = vdrv_proto_connect(&d->conn, o->path, o->listen, o->timeout_ms);
+	if (!ret)
+		ret = vdrv_negotiate(d);
+	if (!ret)
+		ret = vdrv_setup_mem(d);
+	if (!ret)
+		ret = vdrv_start(d);
+	if (ret) {
+		vdrv_free(d);
+		return ret;
+	}
+	*devp = d;
+	return 0;
+}
+
+/**
+ * vdrv_close() - stop both rings (GET_VRING_BASE) and disconnect
+ * @d:		device; freed
+ * @bases:	out, may be NULL: the device's avail index per ring
+ *
+ * Return: 0, or the first error of the GET_VRING_BASE exchange (the
+ * device is freed anyway)
+ */
+int vdrv_close(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS])
+{
+	unsigned int i;
+	int ret = 0;
+
+	if (bases)
+		memset(bases, 0, sizeof(bases[0]) * VDRV_NRINGS);
+	for (i = 0; i < VDRV_NRINGS && !ret; i++) {
+		uint16_t b = 0;
+
+		ret = d->conn.hung_up ? -ECONNRESET :
+		      vdrv_proto_get_vring_base(&d->conn, i, &b);
+		if (bases)
+			bases[i] = b;
+	}
+	vdrv_free(d);
+	return ret;
+}
+
+/**
+ * vdrv_abort() - drop the connection without stopping the rings, as a
+ *		  crashing guest or QEMU would
+ * @d:	device; freed
+ */
+void vdrv_abort(struct vdrv_dev *d)
+{
+	vdrv_free(d);
+}
+
+/* Introspection: trivial getters, documented in vdrv.h's field docs. */
+
+/**
+ * vdrv_features() - negotiated virtio features
+ * @d: device
+ * Return: feature bits (bit 30 excluded)
+ */
+uint64_t vdrv_features(const struct vdrv_dev *d)
+{
+	return d->features;
+}
+
+/**
+ * vdrv_device_features() - what the device offered
+ * @d: device
+ * Return: GET_FEATURES answer
+ */
+uint64_t vdrv_device_features(const struct vdrv_dev *d)
+{
+	return d->dev_features;
+}
+
+/**
+ * vdrv_protocol_features() - negotiated protocol features
+ * @d: device
+ * Return: bits
+ */
+uint64_t vdrv_protocol_features(const struct vdrv_dev *d)
+{
+	return d->proto_features;
+}
+
+/**
+ * vdrv_queue_num() - GET_QUEUE_NUM answer
+ * @d: device
+ * Return: queue pairs the device supports (1 without MQ)
+ */
+unsigned int vdrv_queue_num(const struct vdrv_dev *d)
+{
+	return d->queue_num;
+}
+
+/**
+ * vdrv_hdr_len() - virtio-net header length in use
+ * @d: device
+ * Return: 12 with VERSION_1 or MRG_RXBUF, else 10
+ */
+size_t vdrv_hdr_len(const struct vdrv_dev *d)
+{
+	return d->hdr_len;
+}
+
+/**
+ * vdrv_stats() - the driver's counters
+ * @d: device
+ * Return: counters, live
+ */
+const struct vdrv_stats *vdrv_stats(const struct vdrv_dev *d)
+{
+	return &d->stats;
+}
+
+/**
+ * vdrv_sock_fd() - the vhost-user socket, for callers' own polling
+ * @d: device
+ * Return: fd
+ */
+int vdrv_sock_fd(const struct vdrv_dev *d)
+{
+	return d->conn.sock;
+}
+
+/**
+ * vdrv_call_fd() - a ring's call eventfd, for callers' own polling
+ * @d:		device
+ * @ring:	VDRV_RX_RING or VDRV_TX_RING
+ * Return: fd, or -1 for a bad ring
+ */
+int vdrv_call_fd(const struct vdrv_dev *d, unsigned int ring)
+{
+	return ring < VDRV_NRINGS ? d->rings[ring].call_fd : -1;
+}

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vdrv.h - in-process virtio-net driver and vhost-user front end
+ *
+ * vdrv lets a test or a benchmark be "a guest" without QEMU: it owns guest
+ * memory (memfds, shared with the back end through SET_MEM_TABLE), the split
+ * virtqueues of one virtio-net queue pair (RX = vring 0, TX = vring 1) and
+ * the vhost-user connection.  It follows the vhost-user specification
+ * (qemu docs/interop/vhost-user.rst) and virtio 1.x split rings, and shares
+ * nothing with vhostd but the kernel uapi wire structs, so a misreading of
+ * either spec cannot hide on both sides of a test.
+ *
+ * The data path is burst oriented: vdrv_tx_burst() and vdrv_rx_burst() move
+ * many frames per call with one avail-index publish and at most one kick,
+ * honouring VRING_USED_F_NO_NOTIFY / event idx; consumed RX buffers are
+ * refilled in one batch.  Every value the device writes (used ids, lengths,
+ * num_buffers) is validated; a device error is counted and makes the
+ * affected call fail, so tests catch back-end bugs.
+ *
+ * Not thread safe: one thread per struct vdrv_dev.
+ */
+#ifndef VDRV_H
+#define VDRV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/virtio_net.h>
+
+/* Vring indexes of the single queue pair we drive. */
+#define VDRV_RX_RING		0
+#define VDRV_TX_RING		1
+#define VDRV_NRINGS		2
+
+/* Bit 30 of the feature word: vhost-user protocol features. */
+#define VDRV_F_PROTOCOL_FEATURES	30
+
+/* vhost-user protocol feature bits (spec "Protocol features"). */
+#define VDRV_PF_MQ		0
+#define VDRV_PF_REPLY_ACK	3
+
+/* Default virtio features asked for by vdrv_opts_init(). */
+#define VDRV_DEFAULT_FEATURES						\
+	((1ULL << 32 /* VIRTIO_F_VERSION_1 */) |			\
+	 (1ULL << 15 /* VIRTIO_NET_F_MRG_RXBUF */) |			\
+	 (1ULL << 29 /* VIRTIO_RING_F_EVENT_IDX */) |			\
+	 (1ULL << 28 /* VIRTIO_RING_F_INDIRECT_DESC */))
+
+/**
+ * enum vdrv_tx_layout - how a TX frame is laid out in descriptors
+ * @VDRV_TX_FLAT:	one descriptor: header immediately followed by frame
+ * @VDRV_TX_SPLIT:	two chained descriptors: header, then frame
+ * @VDRV_TX_INDIRECT:	one INDIRECT descriptor pointing at a two-entry
+ *			table (header, frame); needs INDIRECT_DESC
+ */
+enum vdrv_tx_layout {
+	VDRV_TX_FLAT,
+	VDRV_TX_SPLIT,
+	VDRV_TX_INDIRECT,
+};
+
+/**
+ * struct vdrv_opts - how to open a device; fill with vdrv_opts_init() first
+ * @path:		vhost-user unix socket path
+ * @listen:		listen on @path and accept one connection (for a back
+ *			end in client mode) instead of connecting to it
+ * @features:		virtio features wanted (VERSION_1, MRG_RXBUF, ...);
+ *			what the device does not offer is left out
+ * @required:		features that must be negotiated, else -ENOTSUP
+ * @protocol_features:	vhost-user protocol features wanted
+ * @queue_size:		ring size for both rings, power of two <= 32768
+ * @rx_buf_len:		bytes per RX buffer (one descriptor or, with
+ *			@rx_segs > 1, the whole chain), header included
+ * @rx_segs:		descriptors chained per RX buffer (1 = one each)
+ * @rx_bufs:		RX buffers posted (0 = queue_size / rx_segs)
+ * @tx_buf_len:		bytes per TX slot, header included
+ * @tx_layout:		descriptor layout of TX frames
+ * @timeout_ms:		limit for connect/accept and each reply
+ * @early_enable:	send SET_VRING_CALL/ERR and SET_VRING_ENABLE before
+ *			SET_FEATURES as QEMU 7.2 does (default true)
+ */
+struct vdrv_opts {
+	const char *path;
+	bool listen;
+	uint64_t features;
+	uint64_t required;
+	uint64_t protocol_features;
+	unsigned int queue_size;
+	unsigned int rx_buf_len;
+	unsigned int rx_segs;
+	unsigned int rx_bufs;
+	unsigned int tx_buf_len;
+	enum vdrv_tx_layout tx_layout;
+	int timeout_ms;
+	bool early_enable;
+};
+
+/**
+ * struct vdrv_stats - what the driver saw; all counters only grow
+ * @tx_packets:		frames made available on TX
+ * @tx_bytes:		their bytes, header excluded
+ * @tx_full:		frames refused because no TX slot was free
+ * @tx_completed:	TX buffers the device returned
+ * @rx_packets:		frames received
+ * @rx_bytes:		their bytes, header excluded
+ * @rx_bufs_used:	RX buffers consumed (> rx_packets with MRG_RXBUF)
+ * @rx_truncated:	frames longer than the caller's buffer
+ * @kicks:		kick eventfd writes
+ * @kicks_suppressed:	publishes where the device asked for no kick
+ * @calls:		call eventfd wake-ups read
+ * @dev_errors:		device broke the ring protocol (bad used id, length
+ *			beyond the buffer, bad num_buffers, ...)
+ * @quirks:		legal but odd device behaviour (non-zero used length
+ *			on TX, num_buffers != 1 without MRG_RXBUF)
+ */
+struct vdrv_stats {
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t tx_full;
+	uint64_t tx_completed;
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
+	uint64_t rx_bufs_used;
+	uint64_t rx_truncated;
+	uint64_t kicks;
+	uint64_t kicks_suppressed;
+	uint64_t calls;
+	uint64_t dev_errors;
+	uint64_t quirks;
+};
+
+/**
+ * struct vdrv_tx_pkt - one frame to send
+ * @data:	Ethernet frame (no virtio header)
+ * @len:	its length
+ * @hdr:	virtio-net header to send with it; NULL = all zero
+ */
+struct vdrv_tx_pkt {
+	const void *data;
+	uint32_t len;
+	const struct virtio_net_hdr_v1 *hdr;
+};
+
+/**
+ * struct vdrv_rx_pkt - one received frame
+ * @buf:	in: where to copy the frame; NULL = do not copy (count only)
+ * @cap:	in: size of @buf
+ * @hdr:	out: the virtio-net header as the device wrote it
+ * @len:	out: frame length (header excluded), even if truncated
+ * @nbufs:	out: RX buffers the frame occupied
+ * @truncated:	out: @len > @cap, only @cap bytes were copied
+ */
+struct vdrv_rx_pkt {
+	uint8_t *buf;
+	uint32_t cap;
+	struct virtio_net_hdr_v1 hdr;
+	uint32_t len;
+	uint16_t nbufs;
+	bool truncated;
+};
+
+struct vdrv_dev;
+
+/* Lifecycle (vdrv.c). */
+void vdrv_opts_init(struct vdrv_opts *o, const char *path);
+int vdrv_open(const struct vdrv_opts *o, struct vdrv_dev **devp);
+int vdrv_close(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS]);
+void vdrv_abort(struct vdrv_dev *d);
+
+/* Introspection. */
+uint64_t vdrv_features(const struct vdrv_dev *d);
+uint64_t vdrv_device_features(const struct vdrv_dev *d);
+uint64_t vdrv_protocol_features(const struct vdrv_dev *d);
+unsigned int vdrv_queue_num(const struct vdrv_dev *d);
+size_t vdrv_hdr_len(const struct vdrv_dev *d);
+const struct vdrv_stats *vdrv_stats(const struct vdrv_dev *d);
+int vdrv_sock_fd(const struct vdrv_dev *d);
+int vdrv_call_fd(const struct vdrv_dev *d, unsigned int ring);
+
+/* Data path (vdrv.c). */
+int vdrv_tx_burst(struct vdrv_dev *d, const struct vdrv_tx_pkt *pkts,
+		  unsigned int n);
+int vdrv_tx_reclaim(struct vdrv_dev *d);
+unsigned int vdrv_tx_free(const struct vdrv_dev *d);
+int vdrv_tx_wait(struct vdrv_dev *d, int timeout_ms);
+int vdrv_rx_burst(struct vdrv_dev *d, struct vdrv_rx_pkt *pkts,
+		  unsigned int n);
+int vdrv_rx_wait(struct vdrv_dev *d, int timeout_ms);
+int vdrv_recv(struct vdrv_dev *d, struct vdrv_rx_pkt *pkt, int timeout_ms);
+int vdrv_send(struct vdrv_dev *d, const void *frame, uint32_t len);
+
+/* Connection state. */
+int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);
+
+/* Hostile operations for robustness tests (vdrv_evil.c). */
+
+/**
+ * enum vdrv_evil - a protocol or ring violation vdrv can commit
+ * @VDRV_EVIL_GARBAGE:	  random bytes instead of a message header
+ * @VDRV_EVIL_BAD_SIZE:	  SET_VRING_NUM claiming a 256 MiB payload
+ * @VDRV_EVIL_SHORT:	  SET_VRING_ADDR with a 4-byte payload
+ * @VDRV_EVIL_UNKNOWN:	  request 9999 with NEED_REPLY
+ * @VDRV_EVIL_BAD_VERSION: SET_OWNER with flags version 0
+ * @VDRV_EVIL_BAD_RING:	  SET_VRING_NUM for vring index 200
+ * @VDRV_EVIL_MEM_BEYOND_FD: SET_MEM_TABLE with a region larger than its
+ *			  memfd, then a TX descriptor in the missing part
+ * @VDRV_EVIL_OOB_DESC:	  TX descriptor whose address is in no region
+ * @VDRV_EVIL_OOB_LEN:	  TX descriptor starting inside a region and
+ *			  running past its end
+ * @VDRV_EVIL_LOOP:	  TX descriptor chain a -> b -> a
+ * @VDRV_EVIL_AVAIL_JUMP: TX avail index queue_size + 7 ahead
+ * @VDRV_EVIL_BAD_HEAD:	  TX avail entry naming descriptor >= queue_size
+ * @VDRV_EVIL_INDIRECT_NESTED: indirect table containing an INDIRECT entry
+ * @VDRV_EVIL_INDIRECT_OOB: INDIRECT descriptor pointing outside memory
+ * @VDRV_EVIL_RX_OOB:	  RX descriptor outside memory (hit by delivery)
+ * @VDRV_EVIL_COUNT:	  number of kinds
+ */
+enum vdrv_evil {
+	VDRV_EVIL_GARBAGE,
+	VDRV_EVIL_BAD_SIZE,
+	VDRV_EVIL_SHORT,
+	VDRV_EVIL_UNKNOWN,
+	VDRV_EVIL_BAD_VERSION,
+	VDRV_EVIL_BAD_RING,
+	VDRV_EVIL_MEM_BEYOND_FD,
+	VDRV_EVIL_OOB_DESC,
+	VDRV_EVIL_OOB_LEN,
+	VDRV_EVIL_LOOP,
+	VDRV_EVIL_AVAIL_JUMP,
+	VDRV_EVIL_BAD_HEAD,
+	VDRV_EVIL_INDIRECT_NESTED,
+	VDRV_EVIL_INDIRECT_OOB,
+	VDRV_EVIL_RX_OOB,
+	VDRV_EVIL_COUNT,
+};
+
+extern const char *const vdrv_evil_names[VDRV_EVIL_COUNT];
+
+int vdrv_evil_parse(const char *name);
+int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind);
+int vdrv_evil_send_raw(struct vdrv_dev *d, const void *buf, size_t len);
+
+#endif /* VDRV_H */

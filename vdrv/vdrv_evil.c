@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vdrv_evil.c - protocol and ring violations, committed on purpose
+ *
+ * A back end serving many guests must survive any one of them going
+ * rogue: drop that connection, keep forwarding for everybody else.  Each
+ * kind here breaks exactly one rule of the vhost-user or virtio spec, on a
+ * device that was opened correctly, so a robustness test can check the
+ * back end noticed that rule.  Every message or ring write stays inside
+ * our own memory and socket; the harm is only to the back end's
+ * assumptions.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/vhost_types.h>
+#include <linux/virtio_ring.h>
+
+#include "vdrv_priv.h"
+
+#define VDRV_EVIL_BAD_GPA	0xdead00000000ULL
+
+const char *const vdrv_evil_names[VDRV_EVIL_COUNT] = {
+	[VDRV_EVIL_GARBAGE] = "garbage",
+	[VDRV_EVIL_BAD_SIZE] = "bad-size",
+	[VDRV_EVIL_SHORT] = "short",
+	[VDRV_EVIL_UNKNOWN] = "unknown",
+	[VDRV_EVIL_BAD_VERSION] = "bad-version",
+	[VDRV_EVIL_BAD_RING] = "bad-ring",
+	[VDRV_EVIL_MEM_BEYOND_FD] = "mem-beyond-fd",
+	[VDRV_EVIL_OOB_DESC] = "oob-desc",
+	[VDRV_EVIL_OOB_LEN] = "oob-len",
+	[VDRV_EVIL_LOOP] = "loop",
+	[VDRV_EVIL_AVAIL_JUMP] = "avail-jump",
+	[VDRV_EVIL_BAD_HEAD] = "bad-head",
+	[VDRV_EVIL_INDIRECT_NESTED] = "indirect-nested",
+	[VDRV_EVIL_INDIRECT_OOB] = "indirect-oob",
+	[VDRV_EVIL_RX_OOB] = "rx-oob",
+};
+
+/**
+ * vdrv_evil_parse() - kind by name
+ * @name:	one of vdrv_evil_names
+ * Return: the kind, or -EINVAL
+ */
+int vdrv_evil_parse(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < VDRV_EVIL_COUNT; i++)
+		if (!strcmp(name, vdrv_evil_names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
+/**
+ * vdrv_evil_send_raw() - write arbitrary bytes on the vhost-user socket
+ * @d:		device
+ * @buf:	bytes
+ * @len:	how many
+ * Return: 0 or -errno
+ */
+int vdrv_evil_send_raw(struct vdrv_dev *d, const void *buf, size_t len)
+{
+	struct vdrv_conn *c = &d->conn;
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = send(c->sock, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/**
+ * vdrv_evil_msg() - send a header with any size field and a payload
+ * @d:		device
+ * @req:	request code
+ * @flags:	full flags word (version included)
+ * @size:	size field, need not match @plen
+ * @payload:	bytes after the header
+ * @plen:	their length
+ * Return: 0 or -errno
+ */
+static int vdrv_evil_msg(struct vdrv_dev *d, uint32_t req, uint32_t flags,
+			 uint32_t size, const void *payload, size_t plen)
+{
+	uint8_t buf[VDRV_MSG_HDR_SIZE + 64];
+	uint32_t hdr[3] = { req, flags, size };
+
+	if (plen > sizeof(buf) - sizeof(hdr))
+		return -EINVAL;
+	memcpy(buf, hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), payload, plen);
+	return vdrv_evil_send_raw(d, buf, sizeof(hdr) + plen);
+}
+
+/**
+ * vdrv_evil_tx_head() - a free TX head with a plausible frame in its slot
+ * @d:		device
+ * @head:	out: the head, now ours to abuse
+ * Return: 0, or -ENOBUFS
+ */
+static int vdrv_evil_tx_head(struct vdrv_dev *d, uint16_t *head)
+{
+	static const uint8_t frame[60] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x02, 0xee, 0xee, 0xee, 0xee, 0x01, 0x88, 0xb5,
+	};
+
+	vdrv_tx_reclaim(d);
+	if (!d->ntx_free)
+		return -ENOBUFS;
+	*head = d->tx_free[--d->ntx_free];
+	memset(d->tx_hva[*head], 0, d->hdr_len);
+	memcpy(d->tx_hva[*head] + d->hdr_len, frame, sizeof(frame));
+	return 0;
+}
+
+/**
+ * vdrv_evil_post() - make @head available on TX and kick unconditionally
+ * @d:		device
+ * @head:	head whose descriptors were already (mis)written
+ */
+static void vdrv_evil_post(struct vdrv_dev *d, uint16_t head)
+{
+	struct vdrv_ring *r = &d->rings[VDRV_TX_RING];
+
+	vdrv_ring_add(r, head);
+	vdrv_ring_publish(r);
+	vdrv_ring_kick(r);
+}
+
+/**
+ * vdrv_evil_ring() - the ring violations
+ * @d:		device
+ * @kind:	which
+ * Return: 0 or -errno
+ */
+static int vdrv_evil_ring(struct vdrv_dev *d, enum vdrv_evil kind)
+{
+	struct vdrv_ring *tx = &d->rings[VDRV_TX_RING];
+	struct vdrv_ring *rx = &d->rings[VDRV_RX_RING];
+	struct vdrv_region *r1 = &d->mem.r[d->mem.nregions - 1];
+	struct vring_desc *desc = tx->desc, *t;
+	uint16_t h, h2;
+	uint64_t gpa;
+	unsigned int i;
+	int ret;
+
+	if (kind == VDRV_EVIL_RX_OOB) {
+		/* Posted RX buffers now point nowhere; the next delivery to
+		 * us must be refused, not written to a wild address.
+		 */
+		for (i = 0; i < rx->num; i++)
+			rx->desc[i].addr = VDRV_EVIL_BAD_GPA + i * 4096ULL;
+		return 0;
+	}
+	if (kind == VDRV_EVIL_AVAIL_JUMP) {
+		/* More buffers "available" than the ring has entries. */
+		vdrv_wmb();
+		VDRV_WRITE_ONCE(tx->avail->idx,
+				(uint16_t)(tx->avail_idx + tx->num + 7));
+		vdrv_ring_kick(tx);
+		return 0;
+	}
+	if (kind == VDRV_EVIL_BAD_HEAD) {
+		tx->avail->ring[tx->avail_idx & (tx->num - 1)] =
+			(uint16_t)(tx->num + 3);
+		tx->avail_idx++;
+		vdrv_wmb();
+		VDRV_WRITE_ONCE(tx->avail->idx, tx->avail_idx);
+		vdrv_ring_kick(tx);
+		return 0;
+	}
+
+	ret = vdrv_evil_tx_head(d, &h);
+	if (ret)
+		return ret;
+	desc[h].flags = 0;
+	desc[h].next = 0;
+	switch (kind) {
+	case VDRV_EVIL_OOB_DESC:
+		desc[h].addr = VDRV_EVIL_BAD_GPA;
+		desc[h].len = 128;
+		break;
+	case VDRV_EVIL_OOB_LEN:
+		/* Starts 16 bytes before the end of the last region. */
+		desc[h].addr = r1->gpa + r1->size - 16;
+		desc[h].len = 4096;
+		break;
+	case VDRV_EVIL_LOOP:
+		ret = vdrv_evil_tx_head(d, &h2);
+		if (ret)
+			return ret;
+		desc[h].addr = d->tx_gpa[h];
+		desc[h].len = (uint32_t)d->hdr_len;
+		desc[h].flags = VRING_DESC_F_NEXT;
+		desc[h].next = h2;
+		desc[h2].addr = d->tx_gpa[h2];
+		desc[h2].len = 64;
+		desc[h2].flags = VRING_DESC_F_NEXT;
+		desc[h2].next = h;
+		break;
+	case VDRV_EVIL_INDIRECT_NESTED:
+		t = vdrv_mem_alloc(&d->mem, 0, 2 * sizeof(*t), 16, &gpa);
+		if (!t)
+			return -ENOMEM;
+		/* The spec forbids INDIRECT inside an indirect table. */
+		t[0].addr = gpa;
+		t[0].len = 2 * sizeof(*t);
+		t[0].flags = VRING_DESC_F_INDIRECT;
+		desc[h].addr = gpa;
+		desc[h].len = 2 * sizeof(*t);
+		desc[h].flags = VRING_DESC_F_INDIRECT;
+		break;
+	case VDRV_EVIL_INDIRECT_OOB:
+		desc[h].addr = VDRV_EVIL_BAD_GPA;
+		desc[h].len = 2 * sizeof(*t);
+		desc[h].flags = VRING_DESC_F_INDIRECT;
+		break;
+	case VDRV_EVIL_MEM_BEYOND_FD:
+		/* Inside the region as announced, beyond its memfd. */
+		desc[h].addr = r1->gpa + r1->size + 8192;
+		desc[h].len = 128;
+		break;
+	default:
+		return -EINVAL;
+	}
+	vdrv_evil_post(d, h);
+	return 0;
+}
+
+/**
+ * vdrv_evil_mem_beyond_fd() - announce region 1 larger than its memfd
+ * @d:	device
+ * Return: 0 or -errno (a NACK is fine: the descriptor that follows is
+ * then outside the memory table altogether)
+ */
+static int vdrv_evil_mem_beyond_fd(struct vdrv_dev *d)
+{
+	struct vdrv_msg_mem mt;
+	int fds[VDRV_MEM_REGIONS];
+	unsigned int i;
+	int ret;
+
+	memset(&mt, 0, sizeof(mt));
+	mt.nregions = d->mem.nregions;
+	for (i = 0; i < d->mem.nregions; i++) {
+		mt.regions[i].guest_phys_addr = d->mem.r[i].gpa;
+		mt.regions[i].memory_size = d->mem.r[i].size;
+		mt.regions[i].userspace_addr = (uintptr_t)d->mem.r[i].hva;
+		fds[i] = d->mem.r[i].fd;
+	}
+	/* A back end that maps this without checking the fd's size takes
+	 * SIGBUS on the first access past the end.
+	 */
+	mt.regions[mt.nregions - 1].memory_size += 1ULL << 30;
+	ret = vdrv_proto_set(&d->conn, VDRV_REQ_SET_MEM_TABLE, &mt,
+			     8 + mt.nregions * sizeof(mt.regions[0]), fds,
+			     d->mem.nregions);
+	if (ret && ret != -EREMOTEIO)
+		return ret;
+	return vdrv_evil_ring(d, VDRV_EVIL_MEM_BEYOND_FD);
+}
+
+/**
+ * vdrv_evil() - commit one violation on an open device
+ * @d:		device; after this only vdrv_wait_hangup() and vdrv_abort()
+ *		make sense
+ * @kind:	which violation
+ *
+ * Return: 0 once committed (or if the back end already hung up), -errno
+ */
+int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind)
+{
+	struct vhost_vring_state s = { .index = 200, .num = 256 };
+	uint8_t junk[64];
+	unsigned int i;
+	int ret;
+
+	switch (kind) {
+	case VDRV_EVIL_GARBAGE:
+		for (i = 0; i < sizeof(junk); i++)
+			junk[i] = (uint8_t)(0xa5 ^ (i * 37));
+		ret = vdrv_evil_send_raw(d, junk, sizeof(junk));
+		break;
+	case VDRV_EVIL_BAD_SIZE:
+		ret = vdrv_evil_msg(d, VDRV_REQ_SET_VRING_NUM, VDRV_MSG_VERSION,
+				    256u << 20, &s, sizeof(s));
+		break;
+	case VDRV_EVIL_SHORT:
+		ret = vdrv_evil_msg(d, VDRV_REQ_SET_VRING_ADDR,
+				    VDRV_MSG_VERSION, 4, &s, 4);
+		break;
+	case VDRV_EVIL_UNKNOWN:
+		ret = vdrv_evil_msg(d, 9999, VDRV_MSG_VERSION |
+				    VDRV_MSG_NEED_REPLY, 0, NULL, 0);
+		break;
+	case VDRV_EVIL_BAD_VERSION:
+		ret = vdrv_evil_msg(d, VDRV_REQ_SET_OWNER, 0, 0, NULL, 0);
+		break;
+	case VDRV_EVIL_BAD_RING:
+		ret = vdrv_evil_msg(d, VDRV_REQ_SET_VRING_NUM,
+				    VDRV_MSG_VERSION | VDRV_MSG_NEED_REPLY,
+				    sizeof(s), &s, sizeof(s));
+		break;
+	case VDRV_EVIL_MEM_BEYOND_FD:
+		ret = vdrv_evil_mem_beyond_fd(d);
+		break;
+	case VDRV_EVIL_OOB_DESC:
+	case VDRV_EVIL_OOB_LEN:
+	case VDRV_EVIL_LOOP:
+	case VDRV_EVIL_AVAIL_JUMP:
+	case VDRV_EVIL_BAD_HEAD:
+	case VDRV_EVIL_INDIRECT_NESTED:
+	case VDRV_EVIL_INDIRECT_OOB:
+	case VDRV_EVIL_RX_OOB:
+		ret = vdrv_evil_ring(d, kind);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (ret && d->conn.hung_up)
+		return 0;
+	if (ret == -EPIPE || ret == -ECONNRESET)
+		return 0;
+	return ret;
+}
