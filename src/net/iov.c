@@ -142,6 +142,42 @@ unsigned int iov_tail(const struct iovec *iov, unsigned int cnt, size_t off,
 }
 
 /**
+ * iov_slice() - describe bytes [@off, @off + @len) of @iov, without copying
+ * @iov:	segments
+ * @cnt:	number of segments
+ * @off:	first byte
+ * @len:	bytes wanted
+ * @out:	resulting segments
+ * @max:	capacity of @out
+ *
+ * Return: segments written to @out, or -1 if more than @max were needed
+ *	   (a @len running past the end of @iov is cut short)
+ */
+int iov_slice(const struct iovec *iov, unsigned int cnt, size_t off,
+	      size_t len, struct iovec *out, unsigned int max)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < cnt && len; i++) {
+		size_t take;
+
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		if (n == max)
+			return -1;
+		take = MIN(iov[i].iov_len - off, len);
+		out[n].iov_base = (char *)iov[i].iov_base + off;
+		out[n].iov_len = take;
+		len -= take;
+		off = 0;
+		n++;
+	}
+	return (int)n;
+}
+
+/**
  * iov_size() - total bytes in an iovec
  * @iov:	segments
  * @cnt:	number of segments

@@ -36,6 +36,8 @@ size_t iov_from_buf(const struct iovec *iov, unsigned int cnt, size_t off,
 		    const void *buf, size_t len);
 unsigned int iov_tail(const struct iovec *iov, unsigned int cnt, size_t off,
 		      struct iovec *out, unsigned int max);
+int iov_slice(const struct iovec *iov, unsigned int cnt, size_t off,
+	      size_t len, struct iovec *out, unsigned int max);
 size_t iov_size(const struct iovec *iov, unsigned int cnt);
 
 #endif /* VHOSTD_IOV_H */

@@ -19,14 +19,29 @@
 #include <linux/if_tun.h>
 
 #include "port.h"
+#include "../net/gso.h"
 #include "../log.h"
 #include "../switch.h"
 #include "../util.h"
 #include "../worker.h"
 
 #define TAP_VNET_HDR_LEN	12	/* sizeof(struct virtio_net_hdr_v1) */
-#define TAP_FRAME_MAX		65536	/* room for a GSO frame later */
+#define TAP_FRAME_MAX		PKT_FRAME_MAX
 #define TAP_BUF_LEN		(TAP_VNET_HDR_LEN + TAP_FRAME_MAX)
+
+/* Newer than Debian 12's uapi headers (Linux 6.2). */
+#ifndef TUN_F_USO4
+#define TUN_F_USO4	0x20
+#endif
+#ifndef TUN_F_USO6
+#define TUN_F_USO6	0x40
+#endif
+
+/* What the kernel accepts on a write, as virtio-net GUEST_* bits. */
+#define TAP_DST_FEAT							\
+	(1ULL << VIRTIO_NET_F_GUEST_CSUM | 1ULL << VIRTIO_NET_F_GUEST_TSO4 | \
+	 1ULL << VIRTIO_NET_F_GUEST_TSO6 | 1ULL << VIRTIO_NET_F_GUEST_ECN |  \
+	 1ULL << VIRTIO_NET_F_GUEST_USO4 | 1ULL << VIRTIO_NET_F_GUEST_USO6)
 
 _Static_assert(sizeof(struct virtio_net_hdr_v1) == TAP_VNET_HDR_LEN,
 	       "TUNSETVNETHDRSZ must match struct pkt's header");
@@ -35,6 +50,8 @@ _Static_assert(sizeof(struct virtio_net_hdr_v1) == TAP_VNET_HDR_LEN,
  * struct tap_priv - state of one TAP port (port->priv)
  * @fd:		the tun fd, non-blocking
  * @worker:	worker polling @fd
+ * @src_feat:	offloads enabled with TUNSETOFFLOAD, as virtio-net HOST_*
+ *		feature bits (struct pkt's @src_feat)
  * @closing:	set by close before it waits for @users to drain
  * @users:	workers inside poll or xmit; close waits for zero, so it
  *		never frees buffers or closes @fd under a running burst
@@ -46,6 +63,7 @@ _Static_assert(sizeof(struct virtio_net_hdr_v1) == TAP_VNET_HDR_LEN,
 struct tap_priv {
 	int fd;
 	unsigned int worker;
+	uint64_t src_feat;
 	bool closing;
 	unsigned int users __cacheline_aligned;
 	uint8_t *bufs __cacheline_aligned;
@@ -76,6 +94,40 @@ static void tap_leave(struct tap_priv *t)
 {
 	/* Release pairs with the acquire load in tap_close(). */
 	__atomic_fetch_sub(&t->users, 1, __ATOMIC_RELEASE);
+}
+
+/**
+ * tap_set_offload() - let the kernel hand us partial-checksum and GSO frames
+ * @t:		port state
+ * @ifname:	interface name, for messages
+ *
+ * The switch completes checksums and segments in software for any
+ * destination that cannot take a frame whole (net/gso.c), so the kernel
+ * may give us everything it can: 64 KiB TCP (and, on kernels that know
+ * it, UDP) segments with the checksum left partial.  What we enabled is
+ * recorded as the virtio-net HOST_* bits a guest would have negotiated,
+ * which is what destinations check frames from us against.
+ *
+ * Return: 0 or -errno
+ */
+static int tap_set_offload(struct tap_priv *t, const char *ifname)
+{
+	unsigned long base = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 |
+			     TUN_F_TSO_ECN;
+
+	t->src_feat = 1ULL << VIRTIO_NET_F_CSUM |
+		      1ULL << VIRTIO_NET_F_HOST_TSO4 |
+		      1ULL << VIRTIO_NET_F_HOST_TSO6 |
+		      1ULL << VIRTIO_NET_F_HOST_ECN;
+	if (!ioctl(t->fd, TUNSETOFFLOAD, base | TUN_F_USO4 | TUN_F_USO6)) {
+		t->src_feat |= 1ULL << VIRTIO_NET_F_HOST_USO;
+		return 0;
+	}
+	/* Kernels before 6.2 refuse the USO flags: TCP offloads only. */
+	if (!ioctl(t->fd, TUNSETOFFLOAD, base))
+		return 0;
+	err("tap %s: TUNSETOFFLOAD: %s", ifname, strerror(errno));
+	return -errno;
 }
 
 /**
@@ -126,15 +178,9 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 		    strerror(-rc));
 		goto err_close;
 	}
-	/* No offloads until the switch can complete checksums and segment
-	 * for destinations that lack them: the kernel then hands us only
-	 * complete, MTU-sized frames.
-	 */
-	if (ioctl(t->fd, TUNSETOFFLOAD, 0UL) < 0) {
-		rc = -errno;
-		err("tap %s: TUNSETOFFLOAD: %s", ifr.ifr_name, strerror(-rc));
+	rc = tap_set_offload(t, ifr.ifr_name);
+	if (rc < 0)
 		goto err_close;
-	}
 
 	t->worker = worker_pick();
 	rc = worker_fd_add(t->worker, t->fd, p->idx, 0);
@@ -232,6 +278,7 @@ static unsigned int tap_rx_burst(struct port *p, struct tap_priv *t,
 		}
 		len = (size_t)r - TAP_VNET_HDR_LEN;
 		memcpy(&pkt->vnet, buf, TAP_VNET_HDR_LEN);
+		pkt->src_feat = t->src_feat;
 		memcpy(&pkt->eth, buf + TAP_VNET_HDR_LEN, ETH_HLEN);
 		pkt->len = (uint32_t)len;
 		pkt->iovcnt = 1;
@@ -318,6 +365,15 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 		 * a TAP write is not; keep it zero all the same.
 		 */
 		hdr.num_buffers = 0;
+		/* The kernel takes any offload, but only what the source was
+		 * entitled to send goes through (a guest that never
+		 * negotiated TSO does not get to send 64 KiB frames).
+		 */
+		if ((hdr.flags || hdr.gso_type != VIRTIO_NET_HDR_GSO_NONE) &&
+		    gso_plan(pkt, pkt->src_feat, TAP_DST_FEAT) != GSO_ACT_PASS) {
+			drops[STATS_DROP_OFFLOAD]++;
+			continue;
+		}
 		iov[0].iov_base = &hdr;
 		iov[0].iov_len = sizeof(hdr);
 		memcpy(&iov[1], pkt->iov, pkt->iovcnt * sizeof(iov[0]));

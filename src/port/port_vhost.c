@@ -42,6 +42,7 @@
 #include "port.h"
 #include "../evloop.h"
 #include "../log.h"
+#include "../net/gso.h"
 #include "../net/iov.h"
 #include "../switch.h"
 #include "../util.h"
@@ -49,14 +50,29 @@
 #include "../worker.h"
 
 #define PORT_VHOST_RX_BUFS	64	/* RX buffers one frame may span */
-#define PORT_VHOST_FRAME_MAX	(65535 + ETH_HLEN + 4)	/* + VLAN tag */
 #define PORT_VHOST_RXQ		0
 #define PORT_VHOST_TXQ		1
 
+#define F(bit)			(1ULL << (bit))
+
+/* Offloads a guest may use when sending: what struct pkt's src_feat
+ * carries for gso_plan() at the destination.
+ */
+#define PORT_VHOST_HOST_OFFLOADS					\
+	(F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_TSO4) |		\
+	 F(VIRTIO_NET_F_HOST_TSO6) | F(VIRTIO_NET_F_HOST_ECN) |		\
+	 F(VIRTIO_NET_F_HOST_USO))
+
+/* Offloads we can hand a guest when receiving. */
+#define PORT_VHOST_GUEST_OFFLOADS					\
+	(F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4) |	\
+	 F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN) |	\
+	 F(VIRTIO_NET_F_GUEST_USO4) | F(VIRTIO_NET_F_GUEST_USO6))
+
 #define PORT_VHOST_FEATURES						\
-	((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MRG_RXBUF) | \
-	 (1ULL << VIRTIO_RING_F_EVENT_IDX) |				\
-	 (1ULL << VIRTIO_RING_F_INDIRECT_DESC))
+	(F(VIRTIO_F_VERSION_1) | F(VIRTIO_NET_F_MRG_RXBUF) |		\
+	 F(VIRTIO_RING_F_EVENT_IDX) | F(VIRTIO_RING_F_INDIRECT_DESC) |	\
+	 PORT_VHOST_HOST_OFFLOADS | PORT_VHOST_GUEST_OFFLOADS)
 
 /**
  * struct port_vhost - private state of a vhost-user port
@@ -118,7 +134,7 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 		stats_add(&st->drops[STATS_DROP_RUNT], 1);
 		return false;
 	}
-	if (e->out_len - hdr_len > PORT_VHOST_FRAME_MAX) {
+	if (e->out_len - hdr_len > PKT_FRAME_MAX) {
 		stats_add(&st->drops[STATS_DROP_TOO_BIG], 1);
 		return false;
 	}
@@ -126,17 +142,12 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
 	iov_to_buf(e->iov, e->out_num, 0, vnet, hdr_len);
 	pkt->vnet.num_buffers = 0;
-
-	/* Offload metadata the guest may only send with the matching
-	 * feature: forwarding it unchecked would let a guest make us (or
-	 * a TAP) trust a checksum or segment layout nobody agreed on.
+	/* NEEDS_CSUM is the only flag a driver may send.  Whether this
+	 * guest may send it (or a gso_type) at all is checked against
+	 * @src_feat where the frame is delivered (gso_plan()).
 	 */
-	if ((pkt->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM &&
-	     !(feat & (1ULL << VIRTIO_NET_F_CSUM))) ||
-	    (pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)) {
-		stats_add(&st->drops[STATS_DROP_OFFLOAD], 1);
-		return false;
-	}
+	pkt->vnet.flags &= VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	pkt->src_feat = feat & PORT_VHOST_HOST_OFFLOADS;
 
 	pkt->iovcnt = iov_tail(e->iov, e->out_num, hdr_len, pkt->iov,
 			       PKT_IOV_MAX);
@@ -284,7 +295,10 @@ static bool port_vhost_arm(struct port *p, uint32_t cookie)
  * port_vhost_rx_one() - copy one frame into the guest's RX buffers
  * @pv:		port
  * @vq:		RX ring, locked and started
- * @pkt:	frame
+ * @vnet:	virtio-net header to give the guest (num_buffers is ours)
+ * @iov:	the frame's bytes, in the source's memory
+ * @iovcnt:	segments in @iov
+ * @len:	frame length
  * @hdr_len:	virtio-net header length
  * @mrg:	MRG_RXBUF negotiated: a frame may span several buffers
  *
@@ -293,11 +307,12 @@ static bool port_vhost_arm(struct port *p, uint32_t cookie)
  *	   unusable buffers (they are returned empty), -EIO if broken
  */
 static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
-			     const struct pkt *pkt, unsigned int hdr_len,
-			     bool mrg)
+			     const struct virtio_net_hdr_v1 *vnet,
+			     const struct iovec *iov, unsigned int iovcnt,
+			     size_t len, unsigned int hdr_len, bool mrg)
 {
-	struct virtio_net_hdr_v1 hdr = pkt->vnet;
-	size_t need = hdr_len + pkt->len, cap = 0, left;
+	struct virtio_net_hdr_v1 hdr = *vnet;
+	size_t need = hdr_len + len, cap = 0, left = len;
 	struct iov_cursor cur;
 	unsigned int nbuf = 0, i;
 
@@ -331,12 +346,8 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
 		cap += e->in_len;
 	}
 
-	/* Offloads are not offered yet: the guest gets plain frames. */
-	memset(&hdr, 0, sizeof(hdr));
 	hdr.num_buffers = mrg ? (uint16_t)nbuf : 0;
-
-	left = pkt->len;
-	iov_cursor_init(&cur, pkt->iov, pkt->iovcnt);
+	iov_cursor_init(&cur, iov, iovcnt);
 	for (i = 0; i < nbuf; i++) {
 		struct virtq_elem *e = &pv->rx_elems[i];
 		const struct iovec *in = &e->iov[e->out_num];
@@ -351,6 +362,125 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
 		virtq_push(vq, e->head, (uint32_t)(off + n));
 	}
 	return 0;
+}
+
+/**
+ * port_vhost_rx_csum() - deliver a frame whose checksum we complete
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @pkt:	frame with NEEDS_CSUM, for a guest without GUEST_CSUM
+ * @hdr_len:	virtio-net header length
+ * @mrg:	MRG_RXBUF negotiated
+ *
+ * The checksum is computed from the source, and the copy reads the two
+ * checksum bytes from a local instead of the source: the destination
+ * gets a complete frame in the same single copy, the source is never
+ * written.
+ *
+ * Return: as port_vhost_rx_one(), or -EPROTO for unusable metadata
+ */
+static int port_vhost_rx_csum(struct port_vhost *pv, struct virtq *vq,
+			      const struct pkt *pkt, unsigned int hdr_len,
+			      bool mrg)
+{
+	static const struct virtio_net_hdr_v1 plain;
+	struct iovec iov[PKT_IOV_MAX + 2];
+	struct gso_csum res;
+	int a, b;
+
+	if (gso_csum_fill(&pkt->vnet, pkt->iov, pkt->iovcnt, pkt->len, &res))
+		return -EPROTO;
+	a = iov_slice(pkt->iov, pkt->iovcnt, 0, res.off, iov, PKT_IOV_MAX);
+	if (a < 0)
+		return -EPROTO;
+	iov[a].iov_base = &res.csum;
+	iov[a].iov_len = sizeof(res.csum);
+	b = iov_slice(pkt->iov, pkt->iovcnt, res.off + sizeof(res.csum),
+		      pkt->len - res.off - sizeof(res.csum), &iov[a + 1],
+		      PKT_IOV_MAX + 1 - (unsigned int)a);
+	if (b < 0)
+		return -EPROTO;
+	return port_vhost_rx_one(pv, vq, &plain, iov, (unsigned int)(a + 1 + b),
+				 pkt->len, hdr_len, mrg);
+}
+
+/**
+ * port_vhost_rx_segment() - deliver a GSO frame as segments
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @pkt:	GSO frame the guest cannot take whole
+ * @hdr_len:	virtio-net header length
+ * @mrg:	MRG_RXBUF negotiated
+ *
+ * Each segment is rebuilt headers (a local buffer) plus slices of the
+ * source payload, copied once into the guest.  With GUEST_CSUM the
+ * segments keep a partial checksum for the guest to trust, saving us a
+ * pass over the payload.
+ *
+ * Return: as port_vhost_rx_one() for the first segment that failed, or
+ *	   -EPROTO for unusable metadata; segments before it were delivered
+ */
+static int port_vhost_rx_segment(struct port_vhost *pv, struct virtq *vq,
+				 const struct pkt *pkt, unsigned int hdr_len,
+				 bool mrg)
+{
+	bool partial = pv->dev.features & F(VIRTIO_NET_F_GUEST_CSUM);
+	uint8_t hdrbuf[GSO_HDR_MAX];
+	struct iovec iov[PKT_IOV_MAX + 1];
+	struct gso_iter it;
+	struct gso_seg seg;
+	int n, rc;
+
+	if (gso_init(&it, pkt, partial))
+		return -EPROTO;
+	while ((n = gso_next(&it, hdrbuf, iov, ARRAY_SIZE(iov), &seg)) > 0) {
+		rc = port_vhost_rx_one(pv, vq, &seg.vnet, iov, (unsigned int)n,
+				       seg.len, hdr_len, mrg);
+		if (rc)
+			return rc;
+	}
+	return n < 0 ? -EPROTO : 0;
+}
+
+/**
+ * port_vhost_rx_frame() - deliver one frame, honouring its offloads
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @pkt:	frame
+ * @hdr_len:	virtio-net header length
+ * @mrg:	MRG_RXBUF negotiated
+ *
+ * Return: as port_vhost_rx_one(), or -EPROTO for offload metadata the
+ *	   source was not entitled to or that does not match the frame
+ */
+static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
+			       const struct pkt *pkt, unsigned int hdr_len,
+			       bool mrg)
+{
+	struct virtio_net_hdr_v1 hdr = pkt->vnet;
+
+	/* The common case without offloads: nothing to decide. */
+	if (!hdr.flags && hdr.gso_type == VIRTIO_NET_HDR_GSO_NONE)
+		return port_vhost_rx_one(pv, vq, &hdr, pkt->iov, pkt->iovcnt,
+					 pkt->len, hdr_len, mrg);
+
+	switch (gso_plan(pkt, pkt->src_feat, pv->dev.features)) {
+	case GSO_ACT_PASS:
+		/* A 64 KiB TSO frame travels whole: one copy. */
+		if (!(pv->dev.features & F(VIRTIO_NET_F_GUEST_CSUM)))
+			hdr.flags = 0;
+		else
+			hdr.flags &= VIRTIO_NET_HDR_F_NEEDS_CSUM |
+				     VIRTIO_NET_HDR_F_DATA_VALID;
+		return port_vhost_rx_one(pv, vq, &hdr, pkt->iov, pkt->iovcnt,
+					 pkt->len, hdr_len, mrg);
+	case GSO_ACT_CSUM:
+		return port_vhost_rx_csum(pv, vq, pkt, hdr_len, mrg);
+	case GSO_ACT_SEGMENT:
+		return port_vhost_rx_segment(pv, vq, pkt, hdr_len, mrg);
+	default:
+		return -EPROTO;
+	}
 }
 
 /**
@@ -382,7 +512,8 @@ static unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 	mrg = pv->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
 
 	for (i = 0; i < n; i++) {
-		int rc = port_vhost_rx_one(pv, &q->vq, pkts[i], hdr_len, mrg);
+		int rc = port_vhost_rx_frame(pv, &q->vq, pkts[i], hdr_len,
+					     mrg);
 
 		if (rc == 0) {
 			sent++;
@@ -396,14 +527,16 @@ static unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 			vu_dev_mark_broken(&pv->dev);
 			break;
 		}
+		pushed = true;	/* a failed GSO frame may have sent segments */
 		if (rc == -ENOBUFS) {
 			/* Ring empty: the rest of the burst cannot fit either. */
 			stats_add(&st->drops[STATS_DROP_NO_BUFFER], n - i);
 			break;
 		}
 		if (rc == -EINVAL) {
-			pushed = true;
 			stats_add(&st->drops[STATS_DROP_BAD_DESC], 1);
+		} else if (rc == -EPROTO) {
+			stats_add(&st->drops[STATS_DROP_OFFLOAD], 1);
 		} else {
 			stats_add(&st->drops[STATS_DROP_TOO_BIG], 1);
 		}
