@@ -50,6 +50,7 @@ step fuzz tests/fuzz/run.sh "$FUZZ_SECONDS"
 # Integration tests drive the sanitizer build of vhostd: a memory error a
 # hostile front end provokes fails the run instead of hiding.
 step integration env VHOSTD=build/asan/vhostd tests/integration/run.sh
+step datapath tests/integration/datapath.sh
 if [ -z "${SKIP_GUEST:-}" ]; then
 	step guest-setup tests/guest/setup.sh
 	step guest-e2e tests/guest/e2e.sh

@@ -9,6 +9,7 @@
  *   vdrv_tool send      --sock S --mac M --dst M2 [--count N] [--len L]
  *                       [--tag T]
  *   vdrv_tool recv      --sock S [--count N] [--timeout-ms MS] [--tag T]
+ *                       [--announce --mac M]
  *
  * Device options for all: --listen (accept one connection on S, for a
  * back end in client mode), --queue-size N, --rx-buf-len N, --rx-segs N,
@@ -49,6 +50,8 @@
  * @len:	send frame length
  * @tag:	send/recv tag (-1 = any for recv)
  * @kind:	evil kind
+ * @announce:	recv: first send one broadcast frame from @mac, so the
+ *		switch learns where we are and unicast to us is not flooded
  */
 struct tool_args {
 	struct vdrv_opts o;
@@ -64,6 +67,7 @@ struct tool_args {
 	unsigned int len;
 	long tag;
 	int kind;
+	bool announce;
 };
 
 static volatile sig_atomic_t tool_stop;
@@ -365,7 +369,14 @@ static int tool_recv(const struct tool_args *a)
 	uint64_t errs;
 	int ret = 0;
 
-	while (good < a->count && !tool_stop) {
+	if (a->announce) {
+		static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+						  0xff };
+
+		vdrv_pkt_test_frame(buf, 64, bcast, a->mac, 0, 0);
+		ret = vdrv_send(d, buf, 64);
+	}
+	while (!ret && good < a->count && !tool_stop) {
 		struct vdrv_rx_pkt p = { .buf = buf, .cap = sizeof(buf) };
 		struct vdrv_test_info ti;
 		int64_t left = deadline - tool_ms();
@@ -420,7 +431,7 @@ static void tool_parse(int argc, char **argv, struct tool_args *a)
 		{ "rx-segs", 1, NULL, 'R' }, { "tx-layout", 1, NULL, 'x' },
 		{ "no-mrg", 0, NULL, 'M' }, { "no-event-idx", 0, NULL, 'E' },
 		{ "no-indirect", 0, NULL, 'N' }, { "no-reply-ack", 0, NULL, 'A' },
-		{ NULL, 0, NULL, 0 },
+		{ "announce", 0, NULL, 'a' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 
@@ -468,6 +479,7 @@ static void tool_parse(int argc, char **argv, struct tool_args *a)
 				tool_usage();
 			break;
 		case 'L': a->o.listen = true; break;
+		case 'a': a->announce = true; break;
 		case 'q': a->o.queue_size = (unsigned int)atoi(optarg); break;
 		case 'r': a->o.rx_buf_len = (unsigned int)atoi(optarg); break;
 		case 'R': a->o.rx_segs = (unsigned int)atoi(optarg); break;

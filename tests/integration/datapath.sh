@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/integration/datapath.sh - fairness and idle behaviour of the workers
+#
+#   fairness (one worker, so the flood and the pings share it):
+#
+#     A (p0) ==== flood, 64 B frames ====> B (p1, draining)
+#     C (p2) ---- ICMP echo, 50 x ------> D (p3, responder 198.18.0.4)
+#               vhostd --workers 1 --port vhost-user x4
+#
+#   idle: vhostd with two connected but silent guests, polling off, and
+#   with a 20 ms polling window after a burst: CPU time over 3 s of
+#   silence must be ~0 (it must go back to sleep).
+#
+#   BUILD=dir (default build): where vhostd, vhostctl, tests/vdrv_tool are.
+#   Prints one line per test and "N passed, M failed"; exit 1 on failure.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+VHOSTD=${VHOSTD:-$BUILD/vhostd}
+case "$VHOSTD" in /*) ;; *) VHOSTD=$ROOT/$VHOSTD ;; esac
+VHOSTCTL=$BUILD/vhostctl
+TOOL=$BUILD/tests/vdrv_tool
+TMP=$(mktemp -d /tmp/vhostd-dp.XXXXXX)
+VPID=
+BG=()
+PASS=0
+FAIL=0
+
+for f in "$VHOSTD" "$VHOSTCTL" "$TOOL"; do
+	[ -x "$f" ] || { echo "missing $f"; exit 2; }
+done
+
+cleanup() {
+	local p
+	for p in "${BG[@]}" $VPID; do kill "$p" 2>/dev/null; done
+	for p in "${BG[@]}" $VPID; do wait "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+result() {	# NAME RC DETAIL
+	if [ "$2" = 0 ]; then
+		PASS=$((PASS + 1)); printf 'PASS %-22s %s\n' "$1" "$3"
+	else
+		FAIL=$((FAIL + 1)); printf 'FAIL %-22s %s\n' "$1" "$3"
+		tail -n 8 "$TMP/vhostd.log" 2>/dev/null | sed 's/^/    vhostd: /'
+	fi
+}
+
+# start NPORTS ARGS...: vhostd with ports p0..p(N-1) and a ctl socket
+start() {
+	local n=$1 i args=()
+	shift
+	for i in $(seq 0 $((n - 1))); do
+		args+=(--port "vhost-user,path=$TMP/p$i.sock,name=vu$i")
+	done
+	"$VHOSTD" --ctl "$TMP/ctl" "${args[@]}" "$@" >"$TMP/vhostd.log" 2>&1 &
+	VPID=$!
+	for i in $(seq 100); do
+		[ -S "$TMP/ctl" ] && [ -S "$TMP/p$((n - 1)).sock" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+stop() {
+	kill "$VPID" 2>/dev/null
+	wait "$VPID" 2>/dev/null
+	VPID=
+}
+
+ctr() {		# PORT JQ-EXPR
+	"$VHOSTCTL" --ctl "$TMP/ctl" stats |
+		jq -r ".ports[] | select(.name == \"$1\") | $2"
+}
+
+# cpu_ticks PID: user+system clock ticks of every thread of PID
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# ---- fairness --------------------------------------------------------------
+ERR=
+start 4 --workers 1 || ERR="vhostd did not start"
+"$TOOL" recv --sock "$TMP/p1.sock" --mac 02:00:00:00:0d:02 --announce \
+	--count 100000000 --expect 0 --timeout-ms 30000 >"$TMP/b.out" 2>&1 &
+BPID=$!; BG+=("$BPID")
+"$TOOL" responder --sock "$TMP/p3.sock" --mac 02:00:00:00:0d:04 \
+	--ip 198.18.0.4 --seconds 40 >"$TMP/d.out" 2>&1 &
+DPID=$!; BG+=("$DPID")
+sleep 0.5
+"$TOOL" send --sock "$TMP/p0.sock" --mac 02:00:00:00:0d:01 \
+	--dst 02:00:00:00:0d:02 --len 64 --count 100000000 \
+	>"$TMP/a.out" 2>&1 &
+APID=$!; BG+=("$APID")
+sleep 1
+flood0=$(ctr vu0 .rx_packets)
+out=$("$TOOL" pinger --sock "$TMP/p2.sock" --mac 02:00:00:00:0d:03 \
+	--ip 198.18.0.3 --peer-ip 198.18.0.4 --count 50 --interval-ms 20 2>&1) ||
+	ERR="pinger: $out"
+flood1=$(ctr vu0 .rx_packets)
+kill -0 "$APID" 2>/dev/null || ERR="${ERR:+$ERR; }the flood ended early: $(cat "$TMP/a.out")"
+# The flood must really have been on while the pings went through.
+[ $((flood1 - flood0)) -ge 20000 ] ||
+	ERR="${ERR:+$ERR; }flood moved only $((flood1 - flood0)) frames during the pings"
+[ "$(ctr vu2 '.drops | add')" = 0 ] || ERR="${ERR:+$ERR; }drops on C"
+kill "$APID" "$BPID" "$DPID" 2>/dev/null
+wait "$APID" "$BPID" "$DPID" 2>/dev/null
+BG=()
+stop
+result fairness "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+	"${ERR:-$out; flood $((flood1 - flood0)) frames meanwhile}"
+
+# ---- idle CPU --------------------------------------------------------------
+HZ=$(getconf CLK_TCK)
+for mode in 0 20000; do
+	ERR=
+	start 2 --poll-us "$mode" || ERR="vhostd did not start"
+	"$TOOL" responder --sock "$TMP/p1.sock" --mac 02:00:00:00:0e:02 \
+		--ip 198.18.0.6 --seconds 20 >"$TMP/r.out" 2>&1 &
+	RPID=$!; BG+=("$RPID")
+	sleep 0.3
+	# Traffic first, so the polling window is entered; then silence.
+	out=$("$TOOL" pinger --sock "$TMP/p0.sock" --mac 02:00:00:00:0e:01 \
+		--ip 198.18.0.5 --peer-ip 198.18.0.6 --count 5 \
+		--interval-ms 10 2>&1) || ERR="pinger: $out"
+	# The pinger closed its port; keep one guest connected and idle.
+	sleep 1
+	t0=$(cpu_ticks "$VPID")
+	sleep 3
+	t1=$(cpu_ticks "$VPID")
+	pct=$(( (t1 - t0) * 100 / (3 * HZ) ))
+	[ "$pct" -le 2 ] || ERR="${ERR:+$ERR; }$pct% of a core while idle"
+	kill "$RPID"; wait "$RPID" 2>/dev/null; BG=()
+	stop
+	result "idle-cpu-poll-$mode" "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+		"${ERR:-$((t1 - t0)) ticks in 3 s idle ($pct% of a core)}"
+done
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
