@@ -44,12 +44,12 @@ step build make -j2 WERROR=1
 step unit make -j2 WERROR=1 check
 step unit-asan make -j2 O=build/asan CC=clang \
 	CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-	LDFLAGS="-fsanitize=address,undefined" check
+	LDFLAGS="-fsanitize=address,undefined" all check
 step analyze tests/analyze.sh
 step fuzz tests/fuzz/run.sh "$FUZZ_SECONDS"
 # Integration tests drive the sanitizer build of vhostd: a memory error a
 # hostile front end provokes fails the run instead of hiding.
-step integration env VHOSTD=build/asan/vhostd tests/integration/run.sh
+step integration env BUILD=build/asan tests/integration/run.sh
 step datapath tests/integration/datapath.sh
 if [ -z "${SKIP_GUEST:-}" ]; then
 	step guest-setup tests/guest/setup.sh

@@ -96,7 +96,8 @@ static int vdrv_evil_msg(struct vdrv_dev *d, uint32_t req, uint32_t flags,
 	if (plen > sizeof(buf) - sizeof(hdr))
 		return -EINVAL;
 	memcpy(buf, hdr, sizeof(hdr));
-	memcpy(buf + sizeof(hdr), payload, plen);
+	if (plen)
+		memcpy(buf + sizeof(hdr), payload, plen);
 	return vdrv_evil_send_raw(d, buf, sizeof(hdr) + plen);
 }
 
