@@ -158,8 +158,8 @@ static bool conf_copy(char *dst, size_t size, const char *val)
 
 /**
  * conf_parse_port() - parse one --port spec
- * @spec:	"vhost-user,path=SOCK[,name=N][,client][,queues=N]" or
- *		"tap,ifname=IF[,name=N]"
+ * @spec:	"vhost-user,path=SOCK[,name=N][,client][,queues=N][,offload=on|off]"
+ *		or "tap,ifname=IF[,name=N][,offload=on|off]"
  * @index:	port index, for the default name
  * @out:	result (fully written on success, garbage on error)
  * @err:	one-line error message on failure
@@ -172,12 +172,14 @@ int conf_parse_port(const char *spec, unsigned int index,
 	char item[CONF_SPEC_MAX];
 	bool vhost, seen_name = false, seen_path = false;
 	bool seen_client = false, seen_queues = false, seen_ifname = false;
+	bool seen_offload = false;
 	const char *p = spec;
 	bool more;
 	int n;
 
 	memset(out, 0, sizeof(*out));
 	out->queues = 1;
+	out->offload = true;
 
 #define SPEC_ERR(...)							\
 	return conf_err(err, errlen, "vhostd: --port '%s': " __VA_ARGS__)
@@ -232,6 +234,9 @@ int conf_parse_port(const char *spec, unsigned int index,
 		} else if (!vhost && !strcmp(key, "ifname")) {
 			dup = seen_ifname;
 			seen_ifname = true;
+		} else if (!strcmp(key, "offload")) {
+			dup = seen_offload;
+			seen_offload = true;
 		} else {
 			SPEC_ERR("unknown key '%s'", spec, key);
 		}
@@ -251,6 +256,17 @@ int conf_parse_port(const char *spec, unsigned int index,
 		}
 		if (!val)
 			SPEC_ERR("key '%s' needs a value", spec, key);
+
+		if (!strcmp(key, "offload")) {
+			if (!strcmp(val, "on"))
+				out->offload = true;
+			else if (!strcmp(val, "off"))
+				out->offload = false;
+			else
+				SPEC_ERR("offload takes on or off, not '%s'",
+					 spec, val);
+			continue;
+		}
 
 		if (!strcmp(key, "name")) {
 			if (!conf_copy(out->name, sizeof(out->name), val))
@@ -351,14 +367,16 @@ void conf_usage(void *f)
 "\n"
 "Ports (repeatable, at most 64; keys are comma separated, ',,' is a\n"
 "literal comma inside a value):\n"
-"  --port vhost-user,path=SOCK[,name=NAME][,client][,queues=1]\n"
+"  --port vhost-user,path=SOCK[,name=NAME][,client][,queues=1][,offload=on|off]\n"
 "        a QEMU guest.  vhostd listens on the unix socket SOCK (QEMU:\n"
 "        -chardev socket,path=SOCK,reconnect=1); with 'client' vhostd\n"
 "        connects to SOCK instead (QEMU: -chardev socket,server=on).\n"
 "        queues: queue pairs; only 1 is supported for now.\n"
-"  --port tap,ifname=IF[,name=NAME]\n"
+"  --port tap,ifname=IF[,name=NAME][,offload=on|off]\n"
 "        a TAP interface IF created (or attached, if persistent) in\n"
 "        vhostd's network namespace; vhostd does not configure it.\n"
+"  offload=off: offer no checksum/TSO/USO offloads on this port (default\n"
+"        on: 64 KiB TSO frames travel whole where both ends allow it).\n"
 "  NAME defaults to vu<i> / tap<i>, i being the port's position (from 0)\n"
 "  among all --port options.  Names use letters, digits, '_', '.', '-'.\n"
 "\n"

@@ -2,8 +2,8 @@
 /* conf.h - the command line, parsed and checked before anything starts
  *
  * Port specs follow QEMU's key=value convention:
- *   --port vhost-user,path=SOCK[,name=N][,client][,queues=N]
- *   --port tap,ifname=IF[,name=N]
+ *   --port vhost-user,path=SOCK[,name=N][,client][,queues=N][,offload=on|off]
+ *   --port tap,ifname=IF[,name=N][,offload=on|off]
  * Every error is one line naming the offending spec and key.
  */
 #ifndef VHOSTD_CONF_H
@@ -25,6 +25,7 @@
  * @client:	vhost-user: connect to @path instead of listening
  * @queues:	vhost-user: queue pairs (1 until multiqueue lands)
  * @ifname:	tap: interface name
+ * @offload:	offer checksum/segmentation offloads (offload=on|off)
  */
 struct conf_port {
 	char type[CONF_NAME_MAX];
@@ -33,6 +34,7 @@ struct conf_port {
 	bool client;
 	unsigned int queues;
 	char ifname[CONF_IFNAME_MAX];
+	bool offload;
 };
 
 /**

@@ -100,6 +100,7 @@ static void tap_leave(struct tap_priv *t)
  * tap_set_offload() - let the kernel hand us partial-checksum and GSO frames
  * @t:		port state
  * @ifname:	interface name, for messages
+ * @on:		offload=on (the default); off enables nothing
  *
  * The switch completes checksums and segments in software for any
  * destination that cannot take a frame whole (net/gso.c), so the kernel
@@ -110,10 +111,20 @@ static void tap_leave(struct tap_priv *t)
  *
  * Return: 0 or -errno
  */
-static int tap_set_offload(struct tap_priv *t, const char *ifname)
+static int tap_set_offload(struct tap_priv *t, const char *ifname,
+			   bool on)
 {
 	unsigned long base = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 |
 			     TUN_F_TSO_ECN;
+
+	if (!on) {
+		/* The kernel then hands us only complete, MTU-sized frames. */
+		t->src_feat = 0;
+		if (!ioctl(t->fd, TUNSETOFFLOAD, 0UL))
+			return 0;
+		err("tap %s: TUNSETOFFLOAD: %s", ifname, strerror(errno));
+		return -errno;
+	}
 
 	t->src_feat = 1ULL << VIRTIO_NET_F_CSUM |
 		      1ULL << VIRTIO_NET_F_HOST_TSO4 |
@@ -178,7 +189,7 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 		    strerror(-rc));
 		goto err_close;
 	}
-	rc = tap_set_offload(t, ifr.ifr_name);
+	rc = tap_set_offload(t, ifr.ifr_name, spec->offload);
 	if (rc < 0)
 		goto err_close;
 

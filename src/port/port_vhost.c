@@ -812,7 +812,10 @@ static int port_vhost_open(struct port *p, const struct conf_port *spec)
 	pv->client = spec->client;
 	pv->worker = worker_pick();
 	snprintf(pv->path, sizeof(pv->path), "%s", spec->path);
-	vu_dev_init(&pv->dev, p->name, PORT_VHOST_FEATURES,
+	vu_dev_init(&pv->dev, p->name,
+		    spec->offload ? PORT_VHOST_FEATURES :
+		    PORT_VHOST_FEATURES & ~(PORT_VHOST_HOST_OFFLOADS |
+					    PORT_VHOST_GUEST_OFFLOADS),
 		    &port_vhost_dev_ops, pv);
 
 	if (pv->client) {

@@ -26,12 +26,14 @@
  * @path:	expected path
  * @ifname:	expected ifname
  * @client:	expected client flag
+ * @no_offload:	expected offload=off
  */
 struct spec_case {
 	const char *spec;
 	const char *err;
 	const char *type, *name, *path, *ifname;
 	bool client;
+	bool no_offload;
 };
 
 /* Paths of 108 (does not fit sun_path with its NUL) and 107 bytes. */
@@ -44,26 +46,32 @@ struct spec_case {
 static const struct spec_case spec_cases[] = {
 	/* good */
 	{ "vhost-user,path=/run/vm1.sock", NULL, "vhost-user", "vu3",
-	  "/run/vm1.sock", "", false },
+	  "/run/vm1.sock", "", false, false },
 	{ "vhost-user,path=/s,name=vm1,client", NULL, "vhost-user", "vm1",
-	  "/s", "", true },
+	  "/s", "", true, false },
 	{ "vhost-user,client,path=/s", NULL, "vhost-user", "vu3", "/s", "",
-	  true },
+	  true, false },
 	{ "vhost-user,path=/s,client=off", NULL, "vhost-user", "vu3", "/s",
-	  "", false },
+	  "", false, false },
 	{ "vhost-user,path=/s,queues=1", NULL, "vhost-user", "vu3", "/s", "",
-	  false },
+	  false, false },
 	{ "vhost-user,path=/a,,b", NULL, "vhost-user", "vu3", "/a,b", "",
-	  false },
+	  false, false },
 	{ "vhost-user,path=/s,,", NULL, "vhost-user", "vu3", "/s,", "",
-	  false },
+	  false, false },
 	{ "vhost-user,path=" P107, NULL, "vhost-user", "vu3", P107, "",
-	  false },
-	{ "tap,ifname=vh0", NULL, "tap", "tap3", "", "vh0", false },
+	  false, false },
+	{ "tap,ifname=vh0", NULL, "tap", "tap3", "", "vh0", false, false },
 	{ "tap,ifname=vh%d,name=host-1.x_y", NULL, "tap", "host-1.x_y", "",
-	  "vh%d", false },
+	  "vh%d", false, false },
 	{ "tap,ifname=abcdefghijklmno", NULL, "tap", "tap3", "",
-	  "abcdefghijklmno", false },
+	  "abcdefghijklmno", false, false },
+	{ "vhost-user,path=/s,offload=off", NULL, "vhost-user", "vu3", "/s",
+	  "", false, true },
+	{ "vhost-user,offload=on,path=/s", NULL, "vhost-user", "vu3", "/s",
+	  "", false, false },
+	{ "tap,ifname=t,offload=off", NULL, "tap", "tap3", "", "t", false,
+	  true },
 
 	/* bad */
 	BAD("", "missing port type"),
@@ -96,6 +104,9 @@ static const struct spec_case spec_cases[] = {
 	BAD("tap", "missing required key 'ifname'"),
 	BAD("tap,path=/s", "unknown key 'path'"),
 	BAD("tap,ifname=x,client", "unknown key 'client'"),
+	BAD("tap,ifname=x,offload", "needs a value"),
+	BAD("tap,ifname=x,offload=yes", "offload takes on or off"),
+	BAD("vhost-user,path=/s,offload=on,offload=off", "given twice"),
 	BAD("tap,ifname=abcdefghijklmnop", "ifname too long"),
 	BAD("tap,ifname=a/b", "not a valid interface name"),
 	BAD("tap,ifname=..", "not a valid interface name"),
@@ -123,6 +134,7 @@ static void test_port_specs(void **state)
 			assert_string_equal(p.path, t->path);
 			assert_string_equal(p.ifname, t->ifname);
 			assert_int_equal(p.client, t->client);
+			assert_int_equal(p.offload, !t->no_offload);
 			assert_int_equal(p.queues, 1);
 			continue;
 		}
