@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/guest/compare.sh - baseline vs vhostd, back to back, as a markdown table.
+#
+#   run 1: baseline.sh   g1,g2 -- QEMU virtio-net -- tap1,tap2 -- br0 (netns)
+#   run 2: e2e.sh        g1,g2 -- vhost-user -- vhostd -- tap vh0  (netns)
+#          (same guests, same addresses, same iperf3 tests, VG_REPS each)
+#                 \______________________________/
+#                                |
+#                 medians -> markdown table on stdout (and in $OUT if set)
+#
+#   run 3: baseline.sh again with the guest offloads switched off
+#          (COMPARE_NOOFF=1, default): what vhostd is up against while it
+#          negotiates no CSUM/TSO
+# Environment: VG_REPS (3), VG_DURATION (10), VHOSTD (build/vhostd), OUT,
+# COMPARE_NOOFF (1).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export VG_REPS=${VG_REPS:-3} VG_DURATION=${VG_DURATION:-10}
+NOOFF=${COMPARE_NOOFF:-1}
+. "$HERE/lib.sh"	# for VG_NO_OFFLOADS
+TMP=$(mktemp -d /tmp/vhg-cmp.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+rc=0
+VG_RESULTS=$TMP/base "$HERE/baseline.sh" > "$TMP/base.out" 2>&1 || rc=1
+cat "$TMP/base.out" >&2
+VG_RESULTS=$TMP/vhostd E2E_ROGUE=0 "$HERE/e2e.sh" > "$TMP/vhostd.out" 2>&1 || rc=1
+cat "$TMP/vhostd.out" >&2
+if [ "$NOOFF" = 1 ]; then
+	VG_NIC_OPTS=$VG_NO_OFFLOADS VG_RESULTS=$TMP/nooff "$HERE/baseline.sh" \
+		> "$TMP/nooff.out" 2>&1 || rc=1
+	cat "$TMP/nooff.out" >&2
+fi
+
+get() {	# get FILE KEY
+	local v
+	v=$(awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$1" 2>/dev/null || true)
+	echo "${v:-n/a}"
+}
+cell() {	# cell FILE KEY: "median (run, run, run)"
+	local g r
+	g=$(get "$1" "$2.gbps")
+	r=$(get "$1" "$2.runs")
+	if [ "$r" = n/a ] || [ "$g" = FAIL ]; then
+		echo "$g"
+	else
+		echo "$g (${r// /, })"
+	fi
+}
+
+{
+	echo "Measured $(date -u '+%F %H:%M UTC') on $(nproc) CPUs, guests under TCG"
+	echo "(\`-accel tcg,thread=multi -cpu max -m 256M\`, 1 vCPU each), kernel $(cat "$HERE/cache/kver" 2>/dev/null),"
+	echo "iperf3 3.12 single TCP stream, ${VG_DURATION} s per run, median of ${VG_REPS} runs, Gbit/s."
+	echo "Load average before / after: $LOAD0 / $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews TCG numbers)."
+	echo "Reproduce: \`VG_REPS=$VG_REPS VG_DURATION=$VG_DURATION tests/guest/compare.sh\`"
+	echo
+	hd="| path | QEMU virtio-net + tap + Linux bridge | vhostd (vhost-user + tap port) |"
+	sep="|---|---|---|"
+	if [ "$NOOFF" = 1 ]; then
+		hd+=" QEMU virtio-net + tap + bridge, offloads off |"
+		sep+="---|"
+	fi
+	echo "$hd"
+	echo "$sep"
+	for row in "g2g:guest -> guest (g1 -> g2, -t $VG_DURATION)" \
+		   "g2g100M:guest -> guest (g2 -> g1, -n 100M)" \
+		   "h2g:host -> guest (netns -> g1)" \
+		   "g2h:guest -> host (g1 -> netns, -R)"; do
+		k=${row%%:*}
+		line="| ${row#*:} | $(cell "$TMP/base" "$k") | $(cell "$TMP/vhostd" "$k") |"
+		[ "$NOOFF" = 1 ] && line+=" $(cell "$TMP/nooff" "$k") |"
+		echo "$line"
+	done
+	echo
+	echo "Guest virtio-net features negotiated:"
+	echo "- QEMU virtio-net: $(get "$TMP/base" features)"
+	echo "- vhostd: $(get "$TMP/vhostd" features)"
+	[ "$NOOFF" = 1 ] && echo "- QEMU virtio-net, offloads off (\`$VG_NO_OFFLOADS\`): $(get "$TMP/nooff" features)"
+	echo "- vhostd CPU time over its whole run: $(get "$TMP/vhostd" vhostd_cpu_s) s"
+} > "$TMP/table.md"
+cat "$TMP/table.md"
+[ -n "${OUT:-}" ] && cp "$TMP/table.md" "$OUT"
+exit $rc
