@@ -38,6 +38,12 @@
 #define VDRV_PF_MQ		0
 #define VDRV_PF_REPLY_ACK	3
 
+/* UDP segmentation offload (virtio 1.3), newer than some uapi headers. */
+#define VDRV_GSO_UDP_L4		5	/* VIRTIO_NET_HDR_GSO_UDP_L4 */
+#define VDRV_F_GUEST_USO4	54
+#define VDRV_F_GUEST_USO6	55
+#define VDRV_F_HOST_USO		56
+
 /* Default virtio features asked for by vdrv_opts_init(). */
 #define VDRV_DEFAULT_FEATURES						\
 	((1ULL << 32 /* VIRTIO_F_VERSION_1 */) |			\
@@ -187,6 +193,23 @@ int vdrv_rx_burst(struct vdrv_dev *d, struct vdrv_rx_pkt *pkts,
 int vdrv_rx_wait(struct vdrv_dev *d, int timeout_ms);
 int vdrv_recv(struct vdrv_dev *d, struct vdrv_rx_pkt *pkt, int timeout_ms);
 int vdrv_send(struct vdrv_dev *d, const void *frame, uint32_t len);
+
+/**
+ * typedef vdrv_tx_fill_fn - write (or patch) one frame in its TX slot
+ * @ctx:	caller's context
+ * @hdr:	the slot's virtio-net header (vdrv_hdr_len() bytes)
+ * @frame:	the slot's frame area, holding what was last written there
+ * @room:	bytes available at @frame
+ *
+ * Return: frame length (<= @room), or 0 to end the burst here
+ */
+typedef uint32_t (*vdrv_tx_fill_fn)(void *ctx, uint8_t *hdr, uint8_t *frame,
+				    uint32_t room);
+
+/* Data path without a copy, for benchmarks (vdrv_inplace.c). */
+int vdrv_tx_prefill(struct vdrv_dev *d, const struct vdrv_tx_pkt *p);
+int vdrv_tx_burst_inplace(struct vdrv_dev *d, unsigned int n,
+			  vdrv_tx_fill_fn fill, void *ctx);
 
 /* Connection state. */
 int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);

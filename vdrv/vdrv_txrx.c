@@ -240,6 +240,44 @@ static void vdrv_rx_copy(struct vdrv_rx_pkt *p, const uint8_t *src,
 }
 
 /**
+ * vdrv_rx_gso_ok() - may the device deliver this gso_type to us
+ * @d:		device
+ * @gso_type:	gso_type of a received header
+ *
+ * Each type needs its feature: TCPV4 GUEST_TSO4, TCPV6 GUEST_TSO6, UDP
+ * GUEST_UFO, UDP_L4 GUEST_USO4 or GUEST_USO6 (the header does not say
+ * which IP version; the frame does); the ECN bit needs GUEST_ECN and a
+ * TCP type.
+ *
+ * Return: true if allowed
+ */
+static bool vdrv_rx_gso_ok(const struct vdrv_dev *d, uint8_t gso_type)
+{
+	uint8_t base = gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
+	bool tcp = base == VIRTIO_NET_HDR_GSO_TCPV4 ||
+		   base == VIRTIO_NET_HDR_GSO_TCPV6;
+
+	if ((gso_type & VIRTIO_NET_HDR_GSO_ECN) &&
+	    (!tcp || !vdrv_has(d, VIRTIO_NET_F_GUEST_ECN)))
+		return false;
+	switch (base) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		return true;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+		return vdrv_has(d, VIRTIO_NET_F_GUEST_TSO4);
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		return vdrv_has(d, VIRTIO_NET_F_GUEST_TSO6);
+	case VIRTIO_NET_HDR_GSO_UDP:
+		return vdrv_has(d, VIRTIO_NET_F_GUEST_UFO);
+	case VDRV_GSO_UDP_L4:
+		return vdrv_has(d, VDRV_F_GUEST_USO4) ||
+		       vdrv_has(d, VDRV_F_GUEST_USO6);
+	default:
+		return false;
+	}
+}
+
+/**
  * vdrv_rx_one() - take one frame (1 or num_buffers used entries)
  * @d:		device
  * @p:		frame to fill
@@ -273,14 +311,11 @@ static int vdrv_rx_one(struct vdrv_dev *d, struct vdrv_rx_pkt *p, int pending)
 	memset(&p->hdr, 0, sizeof(p->hdr));
 	memcpy(&p->hdr, d->rx_hva[head], hl);
 	/* virtio-net: without GUEST_CSUM the device MUST leave flags zero,
-	 * without a GUEST_TSO/UFO feature gso_type MUST be NONE.  Counted,
-	 * not fatal: the frame itself is still usable.
+	 * and each gso_type needs its own GUEST_* feature.  Counted, not
+	 * fatal: the frame itself is still usable.
 	 */
 	if ((p->hdr.flags && !vdrv_has(d, VIRTIO_NET_F_GUEST_CSUM)) ||
-	    (p->hdr.gso_type != VIRTIO_NET_HDR_GSO_NONE &&
-	     !(d->features & ((1ULL << VIRTIO_NET_F_GUEST_TSO4) |
-			      (1ULL << VIRTIO_NET_F_GUEST_TSO6) |
-			      (1ULL << VIRTIO_NET_F_GUEST_UFO)))))
+	    !vdrv_rx_gso_ok(d, p->hdr.gso_type))
 		d->stats.dev_errors++;
 	if (mrg) {
 		nb = p->hdr.num_buffers;

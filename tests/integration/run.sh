@@ -299,5 +299,20 @@ if wanted 'tap-*'; then
 	fi
 fi
 
+# ---- offloads: tests/integration/offload.sh (its own vhostd and netns) -----------
+
+if [ -x "$BUILD/tests/offload_itest" ]; then
+	while IFS= read -r line; do
+		echo "$line"
+		case "$line" in
+		PASS\ *) PASS=$((PASS + 1)) ;;
+		FAIL\ *) FAIL=$((FAIL + 1)) ;;
+		esac
+	done < <(BUILD="$BUILD" "$ROOT/tests/integration/offload.sh" \
+			"${FILTER[@]}" 2>&1 | grep -v '^[0-9]* passed, [0-9]* failed$')
+elif wanted 'offload-*'; then
+	echo "SKIP offload-*                   (no $BUILD/tests/offload_itest)"
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
