@@ -458,6 +458,7 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 			       bool mrg)
 {
 	struct virtio_net_hdr_v1 hdr = pkt->vnet;
+	int rc;
 
 	/* The common case without offloads: nothing to decide. */
 	if (!hdr.flags && hdr.gso_type == VIRTIO_NET_HDR_GSO_NONE)
@@ -472,8 +473,15 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 		else
 			hdr.flags &= VIRTIO_NET_HDR_F_NEEDS_CSUM |
 				     VIRTIO_NET_HDR_F_DATA_VALID;
-		return port_vhost_rx_one(pv, vq, &hdr, pkt->iov, pkt->iovcnt,
-					 pkt->len, hdr_len, mrg);
+		rc = port_vhost_rx_one(pv, vq, &hdr, pkt->iov, pkt->iovcnt,
+				       pkt->len, hdr_len, mrg);
+		/* A guest posting buffers so small that a GSO frame would
+		 * need more than PORT_VHOST_RX_BUFS of them still gets the
+		 * data: as segments, which fit.
+		 */
+		if (rc == -EMSGSIZE && hdr.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+			rc = port_vhost_rx_segment(pv, vq, pkt, hdr_len, mrg);
+		return rc;
 	case GSO_ACT_CSUM:
 		return port_vhost_rx_csum(pv, vq, pkt, hdr_len, mrg);
 	case GSO_ACT_SEGMENT:

@@ -71,6 +71,7 @@ static const struct vhost_user_req_info vhost_user_reqs[VHOST_USER_REQ_COUNT] = 
 	REQ(SET_PROTOCOL_FEATURES, 8, NONE, false),
 	REQ(GET_QUEUE_NUM, 0, NONE, true),
 	REQ(SET_VRING_ENABLE, sizeof(struct vhost_vring_state), NONE, false),
+	REQ(NET_SET_MTU, 8, NONE, false),
 	REQ(GET_MAX_MEM_SLOTS, 0, NONE, true),
 	REQ(ADD_MEM_REG, sizeof(struct vhost_user_mem_reg), ONE, false),
 	REQ(REM_MEM_REG, sizeof(struct vhost_user_mem_reg), OPTIONAL, false),

@@ -60,11 +60,13 @@ enum vhost_user_req {
 /* Protocol feature bits (GET/SET_PROTOCOL_FEATURES). */
 #define VHOST_USER_PROTOCOL_F_MQ			0
 #define VHOST_USER_PROTOCOL_F_REPLY_ACK			3
+#define VHOST_USER_PROTOCOL_F_NET_MTU			4
 #define VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS	15
 
 #define VHOST_USER_PROTOCOL_FEATURES			\
 	((1ull << VHOST_USER_PROTOCOL_F_MQ) |		\
 	 (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK) |	\
+	 (1ull << VHOST_USER_PROTOCOL_F_NET_MTU) |	\
 	 (1ull << VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
 
 #define VHOST_USER_HDR_SIZE		12
@@ -122,7 +124,7 @@ struct vhost_user_mem_reg {
 /**
  * struct vhost_user_msg - one message, header and payload apart
  * @hdr:	header (kept apart so the payload union stays aligned)
- * @u64:	payload as a u64 (features, ring index + NOFD, ack)
+ * @u64:	payload as a u64 (features, ring index + NOFD, MTU, ack)
  * @state:	payload as vring state (index, num)
  * @addr:	payload as vring addresses
  * @mem:	payload as a memory table

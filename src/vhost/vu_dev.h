@@ -2,12 +2,13 @@
 /* vu_dev.h - one vhost-user device: connection, protocol state, queues
  *
  * The control thread owns a vu_dev and runs the vhost-user protocol on it
- * (vhost_user.c reads and checks messages, vu_dev.c applies them).  The
- * datapath (a worker, through the port that embeds the device) only ever
- * touches a queue while holding that queue's @lock, and only while the
- * queue is @started.  The control thread takes the same lock before it
- * changes anything a started queue uses: ring addresses, the memory table
- * (every queue lock, TX queues first, see doc/architecture.md), call fd.
+ * (vhost_user.c reads and checks messages, vu_msg.c applies them to the
+ * state vu_dev.c keeps).  The datapath (a worker, through the port that
+ * embeds the device) only ever touches a queue while holding that
+ * queue's @lock, and only while the queue is @started.  The control
+ * thread takes the same lock before it changes anything a started queue
+ * uses: ring addresses, the memory table (every queue lock, TX queues
+ * first, see doc/architecture.md), call fd, the MTU.
  *
  * This layer includes nothing above it.  The port that embeds a device
  * learns of queues starting and stopping through struct vu_dev_ops.
@@ -90,6 +91,11 @@ struct vu_dev_stats {
  * @features_offered:	device feature bits (GET_FEATURES), set by the port
  * @features:		acked feature bits (SET_FEATURES)
  * @protocol_features:	acked protocol feature bits
+ * @mtu:		MTU the front end gave the guest (NET_SET_MTU, sent
+ *			only when the guest acked VIRTIO_NET_F_MTU), 68..65535;
+ *			0 = unset.  Written by control with every queue
+ *			lock held, so the datapath may read it under its
+ *			queue lock; cleared on detach and RESET_OWNER
  * @owner:		SET_OWNER seen
  * @broken:		the datapath found a ring violation; set with the
  *			queue lock held, read by control, cleared on detach
@@ -107,6 +113,7 @@ struct vu_dev {
 	uint64_t features_offered;
 	uint64_t features;
 	uint64_t protocol_features;
+	uint16_t mtu;
 	bool owner;
 	bool broken;
 	struct guest_mem mem;

@@ -196,8 +196,8 @@ vdrv_case() {
 	[ -n "${OFFLOAD_VERBOSE:-}" ] && sed 's/^/    /' "$out"
 }
 
-vdrv_case offload-matrix matrix 9
-vdrv_case offload-matrix-workers-4 matrix 9 --workers 4
+vdrv_case offload-matrix matrix 10
+vdrv_case offload-matrix-workers-4 matrix 10 --workers 4
 vdrv_case offload-negative negative 5
 vdrv_case offload-fuzz fuzz 3
 
@@ -208,9 +208,9 @@ for m in payload ipid seq fin cwr ttl csum csum-start; do
 	name=offload-selftest-$m
 	wanted "$name" || continue
 	ERR=
-	if start_vhostd -- 9; then
+	if start_vhostd -- 10; then
 		socks=()
-		for i in $(seq 0 8); do socks+=("$TMP/p$i.sock"); done
+		for i in $(seq 0 9); do socks+=("$TMP/p$i.sock"); done
 		OT_MUTATE=$m timeout 300 "$OT" matrix "${socks[@]}" \
 			>"$TMP/$name.out" 2>&1 && ERR="corruption went unnoticed"
 		grep -q '^FAIL setup' "$TMP/$name.out" && ERR="setup failed"

@@ -349,7 +349,7 @@ static void negotiate(uint64_t proto, uint64_t features)
 
 	assert_int_equal(get_u64(VHOST_USER_GET_FEATURES), OFFERED | F_PROTO);
 	assert_int_equal(get_u64(VHOST_USER_GET_PROTOCOL_FEATURES),
-			 (1 << 0) | (1 << 3) | (1 << 15));
+			 (1 << 0) | (1 << 3) | (1 << 4) | (1 << 15));
 	assert_int_equal(set_u64(VHOST_USER_SET_PROTOCOL_FEATURES, 0, proto),
 			 0);
 	assert_int_equal(get_u64(VHOST_USER_GET_QUEUE_NUM), 1);
@@ -728,6 +728,106 @@ static void test_broken(void **state)
 	assert_int_equal(vu_dev_handle(&f.dev), -ENOTCONN);
 }
 
+/**
+ * set_mtu() - NET_SET_MTU with NEED_REPLY, as QEMU 7.2 sends it
+ * @mtu:	payload (a u64 on the wire)
+ *
+ * Return: the ack (0 = accepted)
+ */
+static uint64_t set_mtu(uint64_t mtu)
+{
+	assert_int_equal(set_u64(VHOST_USER_NET_SET_MTU,
+				 VHOST_USER_NEED_REPLY_MASK, mtu), 0);
+	return ack(VHOST_USER_NET_SET_MTU);
+}
+
+static void test_net_mtu(void **state)
+{
+	uint64_t feat = F_PROTO | (1ull << VIRTIO_F_VERSION_1);
+
+	/* QEMU 7.2 with host_mtu=: NET_MTU and REPLY_ACK acked, then at
+	 * DRIVER_OK NET_SET_MTU comes before SET_FEATURES, so it must not
+	 * depend on VIRTIO_NET_F_MTU being acked to us.
+	 */
+	assert_int_equal(get_u64(VHOST_USER_GET_PROTOCOL_FEATURES) &
+			 (1 << VHOST_USER_PROTOCOL_F_NET_MTU),
+			 1 << VHOST_USER_PROTOCOL_F_NET_MTU);
+	assert_int_equal(set_u64(VHOST_USER_SET_PROTOCOL_FEATURES, 0,
+				 (1 << 3) | (1 << 4)), 0);
+	assert_int_equal(f.dev.mtu, 0);
+	assert_int_equal(set_mtu(9000), 0);
+	assert_int_equal(f.dev.mtu, 9000);
+	assert_int_equal(set_u64(VHOST_USER_SET_FEATURES, 0, feat), 0);
+	assert_int_equal(f.dev.mtu, 9000);
+
+	/* the spec's range, ends included */
+	assert_int_equal(set_mtu(68), 0);
+	assert_int_equal(f.dev.mtu, 68);
+	assert_int_equal(set_mtu(65535), 0);
+	assert_int_equal(f.dev.mtu, 65535);
+	assert_int_equal(f.dev.stats.msg_errors, 0);
+
+	/* out of range: refused, value kept, session kept */
+	assert_int_not_equal(set_mtu(67), 0);
+	assert_int_not_equal(set_mtu(0), 0);
+	assert_int_not_equal(set_mtu(65536), 0);
+	/* a u64 that truncates to 1500 is still out of range */
+	assert_int_not_equal(set_mtu((1ull << 32) | 1500), 0);
+	assert_int_not_equal(set_mtu(UINT64_MAX), 0);
+	assert_int_equal(f.dev.mtu, 65535);
+	assert_int_equal(f.dev.stats.msg_errors, 5);
+	assert_int_equal(set_mtu(1500), 0);
+	assert_int_equal(f.dev.mtu, 1500);
+
+	/* RESET_OWNER forgets it (QEMU resends it at the next start) */
+	assert_int_equal(xfer(VHOST_USER_RESET_OWNER, 0, NULL, 0, NULL, 0), 0);
+	assert_int_equal(f.dev.mtu, 0);
+	assert_int_equal(set_mtu(1500), 0);
+
+	/* a payload that is not a u64 is malformed: connection dropped */
+	assert_int_equal(xfer(VHOST_USER_NET_SET_MTU, 0, "\xdc\x05\0\0", 4,
+			      NULL, 0), -EPROTO);
+	assert_int_equal(f.dev.mtu, 1500);
+	vu_dev_detach(&f.dev);
+	assert_int_equal(f.dev.mtu, 0);
+}
+
+static void test_net_mtu_not_negotiated(void **state)
+{
+	/* NET_MTU offered but not acked: NET_SET_MTU is out of protocol */
+	assert_int_equal(set_u64(VHOST_USER_SET_PROTOCOL_FEATURES, 0, 1 << 3),
+			 0);
+	assert_int_not_equal(set_mtu(1500), 0);
+	assert_int_equal(f.dev.mtu, 0);
+	assert_int_equal(f.dev.stats.msg_errors, 1);
+	/* without REPLY_ACK either: refused silently, session kept */
+	assert_int_equal(set_u64(VHOST_USER_SET_PROTOCOL_FEATURES, 0, 0), 0);
+	assert_int_equal(set_u64(VHOST_USER_NET_SET_MTU,
+				 VHOST_USER_NEED_REPLY_MASK, 1500), 0);
+	no_reply();
+	assert_int_equal(f.dev.mtu, 0);
+	assert_int_equal(f.dev.stats.msg_errors, 2);
+	/* the session still works */
+	assert_int_equal(get_u64(VHOST_USER_GET_QUEUE_NUM), 1);
+	/* protocol features from a previous connection do not carry over */
+	assert_int_equal(set_u64(VHOST_USER_SET_PROTOCOL_FEATURES, 0, 1 << 4),
+			 0);
+	assert_int_equal(set_u64(VHOST_USER_NET_SET_MTU, 0, 1500), 0);
+	assert_int_equal(f.dev.mtu, 1500);
+	{
+		int sv[2];
+
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM |
+					    SOCK_CLOEXEC, 0, sv), 0);
+		close(f.sock);
+		vu_dev_attach(&f.dev, sv[0]);
+		f.sock = sv[1];
+	}
+	assert_int_equal(f.dev.mtu, 0);
+	assert_int_equal(set_u64(VHOST_USER_NET_SET_MTU, 0, 1500), 0);
+	assert_int_equal(f.dev.mtu, 0);
+}
+
 static volatile int worker_stop;
 
 /**
@@ -763,7 +863,11 @@ static void test_concurrent_control(void **state)
 	unsigned int i;
 	void *bursts;
 
-	/* control remaps memory and toggles the ring while a worker runs */
+	/* control remaps memory, toggles the ring and changes the MTU
+	 * while a worker runs
+	 */
+	assert_int_equal(set_u64(VHOST_USER_SET_PROTOCOL_FEATURES, 0, 1 << 4),
+			 0);
 	assert_int_equal(set_u64(VHOST_USER_SET_FEATURES, 0, F_PROTO), 0);
 	assert_int_equal(set_state(VHOST_USER_SET_VRING_ENABLE, 0, 1, 1), 0);
 	assert_int_equal(set_mem_table(0), 0);
@@ -778,11 +882,15 @@ static void test_concurrent_control(void **state)
 						   0, 1, 1), 0);
 		}
 		assert_int_equal(set_vring_fd(VHOST_USER_SET_VRING_CALL, 1), 0);
+		assert_int_equal(set_u64(VHOST_USER_NET_SET_MTU, 0, 1300 + i),
+				 0);
 	}
 	__atomic_store_n(&worker_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, &bursts);
 	assert_true(f.dev.q[1].started);
 	assert_int_equal(f.nstart[1], 1 + 20);
+	assert_int_equal(f.dev.mtu, 1300 + 199);
+	assert_int_equal(f.dev.stats.msg_errors, 0);
 	vu_dev_detach(&f.dev);
 }
 
@@ -802,6 +910,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stalled_peer, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_broken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_net_mtu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_net_mtu_not_negotiated,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_control, setup,
 						teardown),
 	};

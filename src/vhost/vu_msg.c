@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vu_msg.c - vhost-user requests: what each one does to a device
+ *
+ * DOC: Theory of Operation
+ *
+ * vhost_user.c checked the message's shape; vu_dev_handle() (vu_dev.c)
+ * read it, will reply to it and decides what a failure costs the
+ * session.  In between, vu_msg_apply() looks the request up in a table
+ * and runs its handler here.  Handlers change device state only through
+ * the state machine in vu_dev.c: anything a started queue uses changes
+ * with the queue stopped (vu_queue_stop(), then vu_queue_update()) or
+ * under its lock, and the memory table under every queue lock.
+ *
+ * The payload's size and descriptor count are right by the time a
+ * handler runs, but every value in it is still the peer's: ring indexes,
+ * sizes, feature bits and the MTU are checked here before use.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "../log.h"
+#include "vhost_user.h"
+#include "vu_dev.h"
+#include "vu_internal.h"
+
+/*
+ * Message handlers.  Each gets a message vhost_user_check() accepted, so
+ * the payload has the request's size and the descriptor count is right;
+ * the values themselves are still the peer's and are checked here.  A
+ * handler that keeps a descriptor sets its msg->fds[] slot to -1; the
+ * rest are closed by vu_dev_handle().  Requests with a reply of their own
+ * write it into the message payload and set *@rsize.
+ */
+
+/**
+ * typedef vu_handler_fn - apply one message
+ * @dev:	device
+ * @msg:	checked message, payload reused for the reply
+ * @rsize:	out: reply payload size (requests with a reply only)
+ *
+ * Return: 0 or -errno (the request failed; acked as failure)
+ */
+typedef int (*vu_handler_fn)(struct vu_dev *dev, struct vhost_user_msg *msg,
+			     uint32_t *rsize);
+
+/**
+ * vu_msg_queue() - queue named by a ring index from the peer
+ * @idx:	index as sent
+ *
+ * Return: the index, or -EINVAL if we have no such queue
+ */
+static int vu_msg_queue(uint64_t idx)
+{
+	return idx < VU_MAX_QUEUES ? (int)idx : -EINVAL;
+}
+
+/**
+ * vu_msg_get_features() - GET_FEATURES: offered bits plus PROTOCOL_FEATURES
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_get_features(struct vu_dev *dev, struct vhost_user_msg *msg,
+			       uint32_t *rsize)
+{
+	msg->u64 = dev->features_offered | VU_F_PROTOCOL_FEATURES;
+	*rsize = sizeof(msg->u64);
+	return 0;
+}
+
+/**
+ * vu_msg_set_features() - SET_FEATURES: ack virtio features, update rings
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_features(struct vu_dev *dev, struct vhost_user_msg *msg,
+			       uint32_t *rsize)
+{
+	uint64_t f = msg->u64;
+	unsigned int i;
+
+	/* Acking what we never offered (LOG_ALL included) is a bug or an
+	 * attack; refuse rather than run with semantics we do not have.
+	 */
+	if (f & ~(dev->features_offered | VU_F_PROTOCOL_FEATURES))
+		return -EINVAL;
+	dev->features = f;
+	for (i = 0; i < VU_MAX_QUEUES; i++) {
+		struct vu_queue *q = &dev->q[i];
+
+		pthread_mutex_lock(&q->lock);
+		q->vq.event_idx = f & (1ull << VIRTIO_RING_F_EVENT_IDX);
+		q->vq.indirect = f & (1ull << VIRTIO_RING_F_INDIRECT_DESC);
+		pthread_mutex_unlock(&q->lock);
+	}
+	/* PROTOCOL_FEATURES changes what "enabled" means. */
+	vu_dev_update_all(dev);
+	return 0;
+}
+
+/**
+ * vu_msg_get_protocol_features() - GET_PROTOCOL_FEATURES: what we offer
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_get_protocol_features(struct vu_dev *dev,
+					struct vhost_user_msg *msg,
+					uint32_t *rsize)
+{
+	msg->u64 = VHOST_USER_PROTOCOL_FEATURES;
+	*rsize = sizeof(msg->u64);
+	return 0;
+}
+
+/**
+ * vu_msg_set_protocol_features() - SET_PROTOCOL_FEATURES: ack a subset
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_protocol_features(struct vu_dev *dev,
+					struct vhost_user_msg *msg,
+					uint32_t *rsize)
+{
+	if (msg->u64 & ~VHOST_USER_PROTOCOL_FEATURES)
+		return -EINVAL;
+	dev->protocol_features = msg->u64;
+	return 0;
+}
+
+/**
+ * vu_msg_get_queue_num() - GET_QUEUE_NUM: queue pairs we support
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_get_queue_num(struct vu_dev *dev, struct vhost_user_msg *msg,
+				uint32_t *rsize)
+{
+	msg->u64 = VU_MAX_QUEUE_PAIRS;
+	*rsize = sizeof(msg->u64);
+	return 0;
+}
+
+/**
+ * vu_msg_get_max_mem_slots() - GET_MAX_MEM_SLOTS: regions ADD_MEM_REG may add
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_get_max_mem_slots(struct vu_dev *dev,
+				    struct vhost_user_msg *msg, uint32_t *rsize)
+{
+	msg->u64 = GUEST_MEM_MAX_REGIONS;
+	*rsize = sizeof(msg->u64);
+	return 0;
+}
+
+/**
+ * vu_msg_set_owner() - SET_OWNER: the session has an owner
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_owner(struct vu_dev *dev, struct vhost_user_msg *msg,
+			    uint32_t *rsize)
+{
+	dev->owner = true;
+	return 0;
+}
+
+/**
+ * vu_msg_reset_owner() - RESET_OWNER: forget queues, memory and features
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_reset_owner(struct vu_dev *dev, struct vhost_user_msg *msg,
+			      uint32_t *rsize)
+{
+	vu_dev_reset(dev);
+	return 0;
+}
+
+/**
+ * vu_msg_set_mem_table() - SET_MEM_TABLE: replace the whole memory table
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_mem_table(struct vu_dev *dev, struct vhost_user_msg *msg,
+				uint32_t *rsize)
+{
+	struct guest_mem nm, old;
+	unsigned int i, lost;
+	int rc;
+
+	/* Map the new table before touching the old one: on failure the
+	 * device keeps running on what it had.
+	 */
+	guest_mem_init(&nm);
+	for (i = 0; i < msg->mem.nregions; i++) {
+		const struct vhost_user_region *r = &msg->mem.regions[i];
+
+		rc = guest_mem_add(&nm, msg->fds[i], r->gpa, r->size, r->uva,
+				   r->mmap_offset);
+		if (rc < 0) {
+			guest_mem_clear(&nm);
+			return rc;
+		}
+	}
+
+	vu_dev_lock_all(dev);
+	old = dev->mem;
+	dev->mem = nm;
+	vu_dev_mem_changed(dev, &lost);
+	vu_dev_unlock_all(dev);
+	guest_mem_clear(&old);
+	vu_dev_mem_finish(dev, lost);
+	return 0;
+}
+
+/**
+ * vu_msg_add_mem_reg() - ADD_MEM_REG: map one more region
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_add_mem_reg(struct vu_dev *dev, struct vhost_user_msg *msg,
+			      uint32_t *rsize)
+{
+	const struct vhost_user_region *r = &msg->mem_reg.region;
+	struct guest_mem nm = dev->mem;
+	unsigned int lost;
+	int rc;
+
+	/* mmap() on a copy, outside the locks; the copy shares the old
+	 * mappings, so it simply becomes the table.
+	 */
+	rc = guest_mem_add(&nm, msg->fds[0], r->gpa, r->size, r->uva,
+			   r->mmap_offset);
+	if (rc < 0)
+		return rc;
+	vu_dev_lock_all(dev);
+	dev->mem = nm;
+	vu_dev_mem_changed(dev, &lost);
+	vu_dev_unlock_all(dev);
+	vu_dev_mem_finish(dev, lost);
+	return 0;
+}
+
+/**
+ * vu_msg_rem_mem_reg() - REM_MEM_REG: unmap the region matching gpa, size, uva
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_rem_mem_reg(struct vu_dev *dev, struct vhost_user_msg *msg,
+			      uint32_t *rsize)
+{
+	const struct vhost_user_region *r = &msg->mem_reg.region;
+	unsigned int lost = 0;
+	int rc;
+
+	vu_dev_lock_all(dev);
+	rc = guest_mem_remove(&dev->mem, r->gpa, r->size, r->uva);
+	if (!rc)
+		vu_dev_mem_changed(dev, &lost);
+	vu_dev_unlock_all(dev);
+	if (!rc)
+		vu_dev_mem_finish(dev, lost);
+	return rc;
+}
+
+/**
+ * vu_msg_set_vring_num() - SET_VRING_NUM: ring size
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_vring_num(struct vu_dev *dev, struct vhost_user_msg *msg,
+				uint32_t *rsize)
+{
+	int qi = vu_msg_queue(msg->state.index);
+	unsigned int num = msg->state.num;
+
+	if (qi < 0)
+		return qi;
+	if (!num || num > VIRTQ_MAX_SIZE || (num & (num - 1)))
+		return -EINVAL;
+	vu_queue_stop(dev, qi);
+	dev->q[qi].vq.num = (uint16_t)num;
+	dev->q[qi].num_set = true;
+	vu_queue_update(dev, qi);
+	return 0;
+}
+
+/**
+ * vu_msg_set_vring_addr() - SET_VRING_ADDR: ring addresses (front end uvas)
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_vring_addr(struct vu_dev *dev, struct vhost_user_msg *msg,
+				 uint32_t *rsize)
+{
+	const struct vhost_vring_addr *a = &msg->addr;
+	int qi = vu_msg_queue(a->index);
+	struct vu_queue *q;
+
+	if (qi < 0)
+		return qi;
+	/* VHOST_VRING_F_LOG asks for dirty logging, which needs LOG_ALL;
+	 * we never offer it, so the flag cannot be meaningful: ignored.
+	 */
+	q = &dev->q[qi];
+	vu_queue_stop(dev, qi);
+	q->vq.desc_uva = a->desc_user_addr;
+	q->vq.avail_uva = a->avail_user_addr;
+	q->vq.used_uva = a->used_user_addr;
+	q->addr_set = true;
+	vu_queue_update(dev, qi);
+	return 0;
+}
+
+/**
+ * vu_msg_set_vring_base() - SET_VRING_BASE: next avail index to consume
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
+				 uint32_t *rsize)
+{
+	int qi = vu_msg_queue(msg->state.index);
+
+	if (qi < 0)
+		return qi;
+	if (msg->state.num > UINT16_MAX)
+		return -EINVAL;	/* split rings have 16-bit indexes */
+	vu_queue_stop(dev, qi);
+	dev->q[qi].vq.last_avail_idx = (uint16_t)msg->state.num;
+	dev->q[qi].vq.used_idx = (uint16_t)msg->state.num;
+	vu_queue_update(dev, qi);
+	return 0;
+}
+
+/**
+ * vu_msg_get_vring_base() - GET_VRING_BASE: stop the ring, report where
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_get_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
+				 uint32_t *rsize)
+{
+	int qi = vu_msg_queue(msg->state.index);
+	struct vu_queue *q;
+
+	if (qi < 0)
+		return qi;
+	q = &dev->q[qi];
+	/* The spec's "stop the ring": after this the datapath is out, so
+	 * last_avail_idx is final.  The kick fd goes too: the front end
+	 * sends a new one when it starts the ring again.
+	 */
+	vu_queue_stop(dev, qi);
+	pthread_mutex_lock(&q->lock);
+	msg->state.num = q->vq.last_avail_idx;
+	pthread_mutex_unlock(&q->lock);
+	if (q->kick_fd >= 0) {
+		close(q->kick_fd);
+		q->kick_fd = -1;
+	}
+	*rsize = sizeof(msg->state);
+	return 0;
+}
+
+/**
+ * vu_msg_vring_fd() - ring index and descriptor of a KICK/CALL/ERR message
+ * @msg:	message (descriptor count already checked against NOFD)
+ * @fd:		out: the descriptor, now owned by the caller, or -1
+ *
+ * Return: queue index, or -EINVAL
+ */
+static int vu_msg_vring_fd(struct vhost_user_msg *msg, int *fd)
+{
+	uint64_t v = msg->u64;
+	int qi;
+
+	/* Bits other than index and NOFD are reserved. */
+	if (v & ~(VHOST_USER_VRING_IDX_MASK | VHOST_USER_VRING_NOFD_MASK))
+		return -EINVAL;
+	qi = vu_msg_queue(v & VHOST_USER_VRING_IDX_MASK);
+	if (qi < 0)
+		return qi;
+	*fd = -1;
+	if (!(v & VHOST_USER_VRING_NOFD_MASK)) {
+		*fd = msg->fds[0];
+		msg->fds[0] = -1;
+	}
+	return qi;
+}
+
+/**
+ * vu_msg_set_vring_kick() - SET_VRING_KICK: eventfd the guest kicks
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_vring_kick(struct vu_dev *dev, struct vhost_user_msg *msg,
+				 uint32_t *rsize)
+{
+	int fd, qi = vu_msg_vring_fd(msg, &fd);
+	struct vu_queue *q;
+
+	if (qi < 0)
+		return qi;
+	q = &dev->q[qi];
+	/* The port polls the old fd: stop first, then it may be closed. */
+	vu_queue_stop(dev, qi);
+	if (q->kick_fd >= 0)
+		close(q->kick_fd);
+	q->kick_fd = fd;	/* -1: polling mode, which we do not start */
+	vu_queue_update(dev, qi);
+	return 0;
+}
+
+/**
+ * vu_msg_set_vring_call() - SET_VRING_CALL: eventfd we signal
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_vring_call(struct vu_dev *dev, struct vhost_user_msg *msg,
+				 uint32_t *rsize)
+{
+	int old, fd, qi = vu_msg_vring_fd(msg, &fd);
+	struct vu_queue *q;
+
+	if (qi < 0)
+		return qi;
+	q = &dev->q[qi];
+	/* A started queue may be signalling right now: swap under lock. */
+	pthread_mutex_lock(&q->lock);
+	old = q->vq.call_fd;
+	q->vq.call_fd = fd;
+	pthread_mutex_unlock(&q->lock);
+	if (old >= 0)
+		close(old);
+	return 0;
+}
+
+/**
+ * vu_msg_set_vring_err() - SET_VRING_ERR: eventfd for ring errors
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_vring_err(struct vu_dev *dev, struct vhost_user_msg *msg,
+				uint32_t *rsize)
+{
+	int fd, qi = vu_msg_vring_fd(msg, &fd);
+	struct vu_queue *q;
+
+	if (qi < 0)
+		return qi;
+	q = &dev->q[qi];
+	if (q->err_fd >= 0)
+		close(q->err_fd);
+	q->err_fd = fd;
+	return 0;
+}
+
+/**
+ * vu_msg_set_vring_enable() - SET_VRING_ENABLE: enable or disable a ring
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_vring_enable(struct vu_dev *dev,
+				   struct vhost_user_msg *msg, uint32_t *rsize)
+{
+	int qi = vu_msg_queue(msg->state.index);
+
+	if (qi < 0)
+		return qi;
+	if (msg->state.num > 1)
+		return -EINVAL;
+	dev->q[qi].enabled = msg->state.num;
+	vu_queue_update(dev, qi);
+	return 0;
+}
+
+/**
+ * vu_msg_net_set_mtu() - NET_SET_MTU: the MTU the guest was told
+ * @dev:	device
+ * @msg:	checked message
+ * @rsize:	out: reply payload size
+ *
+ * QEMU sends this once per vhost start, before SET_FEATURES, when the
+ * guest acked VIRTIO_NET_F_MTU and NET_MTU was negotiated; so it is gated
+ * on the protocol feature only.  A front end sending it without NET_MTU
+ * is out of protocol: refused.  The value is the peer's: the virtio spec
+ * allows 68..65535, and a wider u64 must not be truncated into range.
+ * With REPLY_ACK, QEMU turns our refusal into "MTU not supported by the
+ * backend" and does not start the device, as the spec intends.
+ *
+ * Return: 0, -ENOTSUP without NET_MTU, -EINVAL out of range
+ */
+static int vu_msg_net_set_mtu(struct vu_dev *dev, struct vhost_user_msg *msg,
+			      uint32_t *rsize)
+{
+	uint64_t mtu = msg->u64;
+
+	if (!(dev->protocol_features & (1ull << VHOST_USER_PROTOCOL_F_NET_MTU)))
+		return -ENOTSUP;
+	if (mtu < VU_MTU_MIN || mtu > VU_MTU_MAX)
+		return -EINVAL;
+	/* The port's datapath may read it under a queue lock. */
+	vu_dev_lock_all(dev);
+	dev->mtu = (uint16_t)mtu;
+	vu_dev_unlock_all(dev);
+	info("%s: guest MTU %u", dev->name, dev->mtu);
+	return 0;
+}
+
+static const vu_handler_fn vu_msg_handlers[VHOST_USER_REQ_COUNT] = {
+	[VHOST_USER_GET_FEATURES]		= vu_msg_get_features,
+	[VHOST_USER_SET_FEATURES]		= vu_msg_set_features,
+	[VHOST_USER_SET_OWNER]			= vu_msg_set_owner,
+	[VHOST_USER_RESET_OWNER]		= vu_msg_reset_owner,
+	[VHOST_USER_SET_MEM_TABLE]		= vu_msg_set_mem_table,
+	[VHOST_USER_SET_VRING_NUM]		= vu_msg_set_vring_num,
+	[VHOST_USER_SET_VRING_ADDR]		= vu_msg_set_vring_addr,
+	[VHOST_USER_SET_VRING_BASE]		= vu_msg_set_vring_base,
+	[VHOST_USER_GET_VRING_BASE]		= vu_msg_get_vring_base,
+	[VHOST_USER_SET_VRING_KICK]		= vu_msg_set_vring_kick,
+	[VHOST_USER_SET_VRING_CALL]		= vu_msg_set_vring_call,
+	[VHOST_USER_SET_VRING_ERR]		= vu_msg_set_vring_err,
+	[VHOST_USER_GET_PROTOCOL_FEATURES]	= vu_msg_get_protocol_features,
+	[VHOST_USER_SET_PROTOCOL_FEATURES]	= vu_msg_set_protocol_features,
+	[VHOST_USER_GET_QUEUE_NUM]		= vu_msg_get_queue_num,
+	[VHOST_USER_SET_VRING_ENABLE]		= vu_msg_set_vring_enable,
+	[VHOST_USER_NET_SET_MTU]		= vu_msg_net_set_mtu,
+	[VHOST_USER_GET_MAX_MEM_SLOTS]		= vu_msg_get_max_mem_slots,
+	[VHOST_USER_ADD_MEM_REG]		= vu_msg_add_mem_reg,
+	[VHOST_USER_REM_MEM_REG]		= vu_msg_rem_mem_reg,
+};
+
+/**
+ * vu_msg_apply() - run the handler of a checked request
+ * @dev:	device
+ * @msg:	message vhost_user_check() accepted; payload reused for the
+ *		reply, descriptors a handler keeps set to -1 in @msg->fds
+ * @rsize:	out: reply payload size (requests with a reply only)
+ *
+ * Return: 0, or -errno: the request was refused (-ENOSYS if no handler,
+ *	   which vhost_user_check() already rules out for named requests)
+ *
+ * Context: control thread, no queue lock held
+ */
+int vu_msg_apply(struct vu_dev *dev, struct vhost_user_msg *msg,
+		 uint32_t *rsize)
+{
+	uint32_t req = msg->hdr.request;
+
+	if (req >= VHOST_USER_REQ_COUNT || !vu_msg_handlers[req])
+		return -ENOSYS;
+	return vu_msg_handlers[req](dev, msg, rsize);
+}
