@@ -71,6 +71,7 @@
 
 #define PORT_VHOST_FEATURES						\
 	(F(VIRTIO_F_VERSION_1) | F(VIRTIO_NET_F_MRG_RXBUF) |		\
+	 F(VIRTIO_NET_F_MTU) |						\
 	 F(VIRTIO_RING_F_EVENT_IDX) | F(VIRTIO_RING_F_INDIRECT_DESC) |	\
 	 PORT_VHOST_HOST_OFFLOADS | PORT_VHOST_GUEST_OFFLOADS)
 
@@ -459,6 +460,14 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 {
 	struct virtio_net_hdr_v1 hdr = pkt->vnet;
 	int rc;
+
+	/* With an MTU set (NET_SET_MTU: QEMU's host_mtu=), the guest may
+	 * rely on never receiving more than MTU-sized frames (virtio 1.1
+	 * 5.1.6.3.2); a GSO frame is the exception, it is one by design.
+	 */
+	if (pv->dev.mtu && hdr.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
+	    pkt->len > (uint32_t)pv->dev.mtu + ETH_HLEN + 4)
+		return -EMSGSIZE;
 
 	/* The common case without offloads: nothing to decide. */
 	if (!hdr.flags && hdr.gso_type == VIRTIO_NET_HDR_GSO_NONE)
