@@ -10,8 +10,9 @@
 #                 medians -> markdown table on stdout (and in $OUT if set)
 #
 #   run 3: baseline.sh again with the guest offloads switched off
-#          (COMPARE_NOOFF=1, default): what vhostd is up against while it
-#          negotiates no CSUM/TSO
+#   run 4: e2e.sh again with offload=off on every vhostd port
+#          (runs 3 and 4: COMPARE_NOOFF=1, default): what checksum and TSO
+#          offloads are worth on each backend, measured in the same run
 # Environment: VG_REPS (3), VG_DURATION (10), VHOSTD (build/vhostd), OUT,
 # COMPARE_NOOFF (1).
 set -euo pipefail
@@ -32,6 +33,9 @@ if [ "$NOOFF" = 1 ]; then
 	VG_NIC_OPTS=$VG_NO_OFFLOADS VG_RESULTS=$TMP/nooff "$HERE/baseline.sh" \
 		> "$TMP/nooff.out" 2>&1 || rc=1
 	cat "$TMP/nooff.out" >&2
+	VG_RESULTS=$TMP/vnooff E2E_ROGUE=0 E2E_PORT_OPTS=,offload=off \
+		"$HERE/e2e.sh" > "$TMP/vnooff.out" 2>&1 || rc=1
+	cat "$TMP/vnooff.out" >&2
 fi
 
 get() {	# get FILE KEY
@@ -60,8 +64,8 @@ cell() {	# cell FILE KEY: "median (run, run, run)"
 	hd="| path | QEMU virtio-net + tap + Linux bridge | vhostd (vhost-user + tap port) |"
 	sep="|---|---|---|"
 	if [ "$NOOFF" = 1 ]; then
-		hd+=" QEMU virtio-net + tap + bridge, offloads off |"
-		sep+="---|"
+		hd+=" QEMU virtio-net + tap + bridge, offloads off | vhostd, offload=off |"
+		sep+="---|---|"
 	fi
 	echo "$hd"
 	echo "$sep"
@@ -71,7 +75,7 @@ cell() {	# cell FILE KEY: "median (run, run, run)"
 		   "g2h:guest -> host (g1 -> netns, -R)"; do
 		k=${row%%:*}
 		line="| ${row#*:} | $(cell "$TMP/base" "$k") | $(cell "$TMP/vhostd" "$k") |"
-		[ "$NOOFF" = 1 ] && line+=" $(cell "$TMP/nooff" "$k") |"
+		[ "$NOOFF" = 1 ] && line+=" $(cell "$TMP/nooff" "$k") | $(cell "$TMP/vnooff" "$k") |"
 		echo "$line"
 	done
 	echo
@@ -80,6 +84,12 @@ cell() {	# cell FILE KEY: "median (run, run, run)"
 	echo "- vhostd: $(get "$TMP/vhostd" features)"
 	[ "$NOOFF" = 1 ] && echo "- QEMU virtio-net, offloads off (\`$VG_NO_OFFLOADS\`): $(get "$TMP/nooff" features)"
 	echo "- vhostd CPU time over its whole run: $(get "$TMP/vhostd" vhostd_cpu_s) s"
+	if [ "$NOOFF" = 1 ]; then
+		on=$(get "$TMP/vhostd" g2g.gbps)
+		off=$(get "$TMP/vnooff" g2g.gbps)
+		echo "- vhostd guest -> guest, offloads on / off: $(awk -v a="$on" -v b="$off" \
+			'BEGIN { if (b + 0 > 0) printf "%.2fx", a / b; else print "n/a" }')"
+	fi
 } > "$TMP/table.md"
 cat "$TMP/table.md"
 [ -n "${OUT:-}" ] && cp "$TMP/table.md" "$OUT"

@@ -22,6 +22,7 @@
 # robustness step: g1 pings g2 continuously while malformed vhost-user
 # messages hit the rogue port; vhostd must stay up and the ping lose nothing.
 # Environment: VHOSTD (default build/vhostd), VHOSTD_ARGS (extra options),
+# E2E_PORT_OPTS (appended to every --port spec, e.g. ",offload=off"),
 # VDRV_TOOL (default build/tests/vdrv_tool, used when present), VG_DURATION,
 # VG_REPS, VG_RESULTS, E2E_ROGUE, KEEP=1 keeps the work directory.
 set -euo pipefail
@@ -33,6 +34,8 @@ VHOSTD=${VHOSTD:-$ROOT/build/vhostd}
 VDRV_TOOL=${VDRV_TOOL:-$(dirname "$VHOSTD")/tests/vdrv_tool}
 E2E_ROGUE=${E2E_ROGUE:-1}
 read -r -a VHOSTD_EXTRA <<<"${VHOSTD_ARGS:-}"
+# Appended to every --port spec, e.g. ",offload=off" (compare.sh).
+PORT_OPTS=${E2E_PORT_OPTS:-}
 
 [ "$(id -u)" = 0 ] || vg_die "needs root (netns, tap)"
 [ -x "$VHOSTD" ] || vg_die "no vhostd binary at $VHOSTD (build it, or set VHOSTD=)"
@@ -96,10 +99,10 @@ ip -n "$NS" link set lo up
 
 # ip netns exec execs the program, so $! is vhostd's own PID.
 ip netns exec "$NS" "$VHOSTD" \
-	--port "vhost-user,path=$VG_DIR/vm1.sock,name=vm1" \
-	--port "vhost-user,path=$VG_DIR/vm2.sock,name=vm2" \
-	--port "vhost-user,path=$VG_DIR/rogue.sock,name=rogue" \
-	--port "tap,ifname=vh0,name=host" \
+	--port "vhost-user,path=$VG_DIR/vm1.sock,name=vm1$PORT_OPTS" \
+	--port "vhost-user,path=$VG_DIR/vm2.sock,name=vm2$PORT_OPTS" \
+	--port "vhost-user,path=$VG_DIR/rogue.sock,name=rogue$PORT_OPTS" \
+	--port "tap,ifname=vh0,name=host$PORT_OPTS" \
 	--ctl "$VG_DIR/ctl.sock" "${VHOSTD_EXTRA[@]}" \
 	</dev/null >"$VLOG" 2>&1 &
 VHOSTD_PID=$!
