@@ -190,6 +190,8 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 	unsigned int cnt[SWITCH_PORTS_MAX];
 	unsigned int nports = switch_port_count();
 	uint16_t sidx = (uint16_t)src->idx;
+	const uint8_t *last_src = NULL, *last_dst = NULL;
+	uint16_t last_to = FDB_NO_PORT;
 	uint32_t now = now_s();
 	unsigned int i, d;
 
@@ -205,13 +207,21 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 
 		/* A guest may send any source MAC; only unicast ones are
 		 * worth learning (a multicast "source" would let it capture
-		 * a group address).
+		 * a group address).  A burst is mostly one flow: the table
+		 * is consulted once per new source and destination.
 		 */
-		if (!eth_is_group(smac) && !eth_is_zero(smac))
-			fdb_learn(&sw.fdb, smac, sidx, now);
+		if (!last_src || memcmp(smac, last_src, ETH_ALEN)) {
+			if (!eth_is_group(smac) && !eth_is_zero(smac))
+				fdb_learn(&sw.fdb, smac, sidx, now);
+			last_src = smac;
+		}
 
 		if (!eth_is_group(dst)) {
-			to = fdb_lookup(&sw.fdb, dst);
+			if (!last_dst || memcmp(dst, last_dst, ETH_ALEN)) {
+				last_to = fdb_lookup(&sw.fdb, dst);
+				last_dst = dst;
+			}
+			to = last_to;
 			if (to == sidx)
 				continue;	/* hairpin: filtered */
 			if (to < nports) {

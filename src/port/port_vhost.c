@@ -141,7 +141,17 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 	}
 
 	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
-	iov_to_buf(e->iov, e->out_num, 0, vnet, hdr_len);
+	if (likely(e->iov[0].iov_len >= hdr_len + ETH_HLEN)) {
+		/* Header and Ethernet header in the first buffer (Linux,
+		 * DPDK, vdrv all lay TX out so): two plain copies.
+		 */
+		memcpy(vnet, e->iov[0].iov_base, hdr_len);
+		memcpy(&pkt->eth, (uint8_t *)e->iov[0].iov_base + hdr_len,
+		       ETH_HLEN);
+	} else {
+		iov_to_buf(e->iov, e->out_num, 0, vnet, hdr_len);
+		iov_to_buf(e->iov, e->out_num, hdr_len, &pkt->eth, ETH_HLEN);
+	}
 	pkt->vnet.num_buffers = 0;
 	/* NEEDS_CSUM is the only flag a driver may send.  Whether this
 	 * guest may send it (or a gso_type) at all is checked against
@@ -153,7 +163,6 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 	pkt->iovcnt = iov_tail(e->iov, e->out_num, hdr_len, pkt->iov,
 			       PKT_IOV_MAX);
 	pkt->len = e->out_len - hdr_len;
-	iov_to_buf(pkt->iov, pkt->iovcnt, 0, &pkt->eth, ETH_HLEN);
 	return true;
 }
 
@@ -348,6 +357,18 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
 	}
 
 	hdr.num_buffers = mrg ? (uint16_t)nbuf : 0;
+
+	/* Small frames: one source segment into one buffer segment. */
+	if (nbuf == 1 && iovcnt == 1 && pv->rx_elems[0].in_num == 1) {
+		struct virtq_elem *e = &pv->rx_elems[0];
+		uint8_t *dst = e->iov[e->out_num].iov_base;
+
+		memcpy(dst, &hdr, hdr_len);
+		memcpy(dst + hdr_len, iov[0].iov_base, len);
+		virtq_push(vq, e->head, (uint32_t)need);
+		return 0;
+	}
+
 	iov_cursor_init(&cur, iov, iovcnt);
 	for (i = 0; i < nbuf; i++) {
 		struct virtq_elem *e = &pv->rx_elems[i];

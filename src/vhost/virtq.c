@@ -113,6 +113,7 @@ int virtq_map(struct virtq *vq, const struct guest_mem *mem)
 	 */
 	if (vq->used_idx != vq->last_avail_idx)
 		vq->last_avail_idx = vq->used_idx;
+	vq->shadow_avail_idx = vq->last_avail_idx;
 	vq->pending_used = 0;
 	vq->signalled_used_valid = false;
 	vq->notify_disabled = false;
@@ -131,6 +132,26 @@ bool virtq_ready(const struct virtq *vq)
 }
 
 /**
+ * virtq_avail_refresh() - read the guest's avail index
+ * @vq:		queue, ready
+ *
+ * Return: entries available; 0 (and the ring broken) if the guest claims
+ *	   more than the ring holds
+ */
+static unsigned int virtq_avail_refresh(struct virtq *vq)
+{
+	uint16_t idx = READ_ONCE(vq->avail->idx);
+	uint16_t n = (uint16_t)(idx - vq->last_avail_idx);
+
+	if (n > vq->num) {
+		vq->broken = true;
+		return 0;
+	}
+	vq->shadow_avail_idx = idx;
+	return n;
+}
+
+/**
  * virtq_avail_count() - new entries in the avail ring
  * @vq:		queue
  *
@@ -142,17 +163,17 @@ bool virtq_ready(const struct virtq *vq)
  */
 unsigned int virtq_avail_count(struct virtq *vq)
 {
-	uint16_t idx, n;
+	uint16_t n;
 
 	if (!virtq_ready(vq))
 		return 0;
-	idx = READ_ONCE(vq->avail->idx);
-	n = (uint16_t)(idx - vq->last_avail_idx);
-	if (n > vq->num) {
-		vq->broken = true;
-		return 0;
-	}
-	return n;
+	/* Entries already seen need no look at avail->idx, a cache line
+	 * the guest writes all the time: read it only when they run out.
+	 */
+	n = (uint16_t)(vq->shadow_avail_idx - vq->last_avail_idx);
+	if (n && n <= vq->num)
+		return n;
+	return virtq_avail_refresh(vq);
 }
 
 /**
@@ -456,7 +477,7 @@ bool virtq_enable_notify(struct virtq *vq)
 	 * flags/avail_event: either it kicks or we see its new entries.
 	 */
 	smp_mb();
-	return virtq_avail_count(vq) > 0;
+	return virtq_avail_refresh(vq) > 0;
 }
 
 /**

@@ -70,6 +70,8 @@ enum virtq_pop_result {
  * @used:		used ring, translated
  * @mem:		memory table the descriptors are translated through
  * @last_avail_idx:	next avail entry to consume (free running)
+ * @shadow_avail_idx:	avail->idx as last read; entries up to it are
+ *			consumed without reading avail->idx again
  * @used_idx:		used index last published to @used->idx
  * @pending_used:	entries written by virtq_push() after @used_idx but
  *			not yet published by virtq_flush()
@@ -93,6 +95,7 @@ struct virtq {
 	struct vring_used *used;
 	const struct guest_mem *mem;
 	uint16_t last_avail_idx;
+	uint16_t shadow_avail_idx;
 	uint16_t used_idx;
 	uint16_t pending_used;
 	uint16_t signalled_used;

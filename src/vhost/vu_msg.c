@@ -370,6 +370,7 @@ static int vu_msg_set_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 		return -EINVAL;	/* split rings have 16-bit indexes */
 	vu_queue_stop(dev, qi);
 	dev->q[qi].vq.last_avail_idx = (uint16_t)msg->state.num;
+	dev->q[qi].vq.shadow_avail_idx = dev->q[qi].vq.last_avail_idx;
 	dev->q[qi].vq.used_idx = (uint16_t)msg->state.num;
 	vu_queue_update(dev, qi);
 	return 0;
