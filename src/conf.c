@@ -384,7 +384,8 @@ void conf_usage(void *f)
 "  -c, --ctl PATH       control socket for vhostctl (default: none)\n"
 "  -w, --workers N      datapath threads, 1-16 (default 1)\n"
 "  -P, --poll-us N      busy-poll N microseconds after a queue runs dry\n"
-"                       before sleeping, 0-1000000 (default 0: sleep)\n"
+"                       before sleeping, 0-1000000 (default 50; 0: sleep\n"
+"                       at once)\n"
 "  -a, --fdb-age S      forget MACs unseen for S seconds, 0-604800\n"
 "                       (default 300; 0: never)\n"
 "  -v, --verbose        more log output (repeat for debug)\n"
@@ -467,7 +468,7 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 
 	memset(c, 0, sizeof(*c));
 	c->workers = 1;
-	c->poll_us = 0;
+	c->poll_us = CONF_POLL_US_DEFAULT;
 	c->fdb_age_s = 300;
 	if (err && errlen)
 		*err = '\0';

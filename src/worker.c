@@ -19,7 +19,7 @@
  * --poll-us microseconds (the seed's "poll before sleeping"), then arms
  * every active source and sleeps.  Arming closes the race with a guest
  * that queued work just before: a source that reports work on arming
- * stays active.  With --poll-us 0 (the default) an idle worker sleeps at
+ * stays active.  With --poll-us 0 an idle worker sleeps at
  * once and costs no CPU.
  *
  * Nothing here knows port types; registration (worker_fd_add/del) is a

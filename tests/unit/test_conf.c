@@ -183,7 +183,7 @@ static void test_defaults(void **state)
 	assert_string_equal(conf.ports[0].name, "tap0");
 	assert_string_equal(conf.ports[1].name, "vu1");
 	assert_int_equal(conf.workers, 1);
-	assert_int_equal(conf.poll_us, 0);
+	assert_int_equal(conf.poll_us, CONF_POLL_US_DEFAULT);
 	assert_int_equal(conf.fdb_age_s, 300);
 	assert_string_equal(conf.ctl_path, "");
 	assert_int_equal(conf.verbose, 0);
@@ -195,11 +195,11 @@ static void test_options(void **state)
 
 	assert_int_equal(parse(&conf, err, "--port", "vhost-user,path=/a",
 			       "--ctl", "/run/ctl.sock", "--workers", "4",
-			       "--poll-us=50", "--fdb-age", "0", "-v", "-v",
+			       "--poll-us=0", "--fdb-age", "0", "-v", "-v",
 			       (char *)NULL), 0);
 	assert_string_equal(conf.ctl_path, "/run/ctl.sock");
 	assert_int_equal(conf.workers, 4);
-	assert_int_equal(conf.poll_us, 50);
+	assert_int_equal(conf.poll_us, 0);
 	assert_int_equal(conf.fdb_age_s, 0);
 	assert_int_equal(conf.verbose, 2);
 	/* Zero ports is allowed: ports may come later through ctl. */
