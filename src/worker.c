@@ -42,6 +42,8 @@
 #define WORKER_EVENTS		64	/* epoll events per wait */
 #define WORKER_SRC_MAX		(WORKER_EVENTS * 2)
 #define WORKER_STOP_PORT	0xffffffffu
+#define WORKER_SPIN_PAUSES	16	/* between two dry passes */
+#define WORKER_EPOLL_EVERY	8	/* passes per epoll check when busy */
 
 /**
  * struct worker_src - a pollable source
@@ -172,13 +174,20 @@ static void *worker_loop(void *arg)
 	struct worker *w = arg;
 	struct epoll_event evs[WORKER_EVENTS];
 	uint64_t dry_since = 0;
+	unsigned int pass = 0;
 
 	for (;;) {
 		unsigned int i, nactive;
 		bool work = false;
-		int n;
+		int n = 0;
 
-		n = epoll_wait(w->epfd, evs, WORKER_EVENTS, w->nactive ? 0 : -1);
+		/* While sources are active they are polled directly; a
+		 * syscall per pass to hear of the others would dominate a
+		 * request/response round trip.  Look every few passes.
+		 */
+		if (!w->nactive || !(++pass % WORKER_EPOLL_EVERY))
+			n = epoll_wait(w->epfd, evs, WORKER_EVENTS,
+				       w->nactive ? 0 : -1);
 		if (n < 0 && errno != EINTR) {
 			err("worker %u: epoll_wait: %s", w->idx, strerror(errno));
 			return NULL;
@@ -209,7 +218,13 @@ static void *worker_loop(void *arg)
 			if (!dry_since)
 				dry_since = t;
 			if (t - dry_since < (uint64_t)worker_poll_us * 1000) {
-				__builtin_ia32_pause();
+				/* Looking again at once would only pull the
+				 * guest's avail index line away from the
+				 * guest writing it; a short pause costs well
+				 * under a microsecond of latency.
+				 */
+				for (i = 0; i < WORKER_SPIN_PAUSES; i++)
+					__builtin_ia32_pause();
 				continue;
 			}
 		}
