@@ -12,71 +12,22 @@
 #   with a 20 ms polling window after a burst: CPU time over 3 s of
 #   silence must be ~0 (it must go back to sleep).
 #
-#   BUILD=dir (default build): where vhostd, vhostctl, tests/vdrv_tool are.
+#   BUILD=dir (default build): where vhostd, vhostctl, tests/vdrv_tool are;
+#   test-name globs as arguments select tests.
 #   Prints one line per test and "N passed, M failed"; exit 1 on failure.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-VHOSTD=${VHOSTD:-$BUILD/vhostd}
-case "$VHOSTD" in /*) ;; *) VHOSTD=$ROOT/$VHOSTD ;; esac
-VHOSTCTL=$BUILD/vhostctl
-TOOL=$BUILD/tests/vdrv_tool
 TMP=$(mktemp -d /tmp/vhostd-dp.XXXXXX)
-VPID=
-BG=()
-PASS=0
-FAIL=0
+NS=vhdp$$
+FILTER=("$@")
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+TOOL=$BUILD/tests/vdrv_tool
 
 for f in "$VHOSTD" "$VHOSTCTL" "$TOOL"; do
 	[ -x "$f" ] || { echo "missing $f"; exit 2; }
 done
-
-cleanup() {
-	local p
-	for p in "${BG[@]}" $VPID; do kill "$p" 2>/dev/null; done
-	for p in "${BG[@]}" $VPID; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-result() {	# NAME RC DETAIL
-	if [ "$2" = 0 ]; then
-		PASS=$((PASS + 1)); printf 'PASS %-22s %s\n' "$1" "$3"
-	else
-		FAIL=$((FAIL + 1)); printf 'FAIL %-22s %s\n' "$1" "$3"
-		tail -n 8 "$TMP/vhostd.log" 2>/dev/null | sed 's/^/    vhostd: /'
-	fi
-}
-
-# start NPORTS ARGS...: vhostd with ports p0..p(N-1) and a ctl socket
-start() {
-	local n=$1 i args=()
-	shift
-	for i in $(seq 0 $((n - 1))); do
-		args+=(--port "vhost-user,path=$TMP/p$i.sock,name=vu$i")
-	done
-	"$VHOSTD" --ctl "$TMP/ctl" "${args[@]}" "$@" >"$TMP/vhostd.log" 2>&1 &
-	VPID=$!
-	for i in $(seq 100); do
-		[ -S "$TMP/ctl" ] && [ -S "$TMP/p$((n - 1)).sock" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-stop() {
-	kill "$VPID" 2>/dev/null
-	wait "$VPID" 2>/dev/null
-	VPID=
-}
-
-ctr() {		# PORT JQ-EXPR
-	"$VHOSTCTL" --ctl "$TMP/ctl" stats |
-		jq -r ".ports[] | select(.name == \"$1\") | $2"
-}
+command -v jq >/dev/null || { echo "missing jq"; exit 2; }
 
 # cpu_ticks PID: user+system clock ticks of every thread of PID
 cpu_ticks() {
@@ -85,18 +36,18 @@ cpu_ticks() {
 
 # ---- fairness --------------------------------------------------------------
 ERR=
-start 4 --workers 1 || ERR="vhostd did not start"
+start_vhostd -- 4 --workers 1 || ERR="vhostd did not start"
 "$TOOL" recv --sock "$TMP/p1.sock" --mac 02:00:00:00:0d:02 --announce \
 	--count 100000000 --expect 0 --timeout-ms 30000 >"$TMP/b.out" 2>&1 &
-BPID=$!; BG+=("$BPID")
+BPID=$!; BGPIDS+=("$BPID")
 "$TOOL" responder --sock "$TMP/p3.sock" --mac 02:00:00:00:0d:04 \
 	--ip 198.18.0.4 --seconds 40 >"$TMP/d.out" 2>&1 &
-DPID=$!; BG+=("$DPID")
+DPID=$!; BGPIDS+=("$DPID")
 sleep 0.5
 "$TOOL" send --sock "$TMP/p0.sock" --mac 02:00:00:00:0d:01 \
 	--dst 02:00:00:00:0d:02 --len 64 --count 100000000 \
 	>"$TMP/a.out" 2>&1 &
-APID=$!; BG+=("$APID")
+APID=$!; BGPIDS+=("$APID")
 sleep 1
 flood0=$(ctr vu0 .rx_packets)
 out=$("$TOOL" pinger --sock "$TMP/p2.sock" --mac 02:00:00:00:0d:03 \
@@ -110,8 +61,8 @@ kill -0 "$APID" 2>/dev/null || ERR="${ERR:+$ERR; }the flood ended early: $(cat "
 [ "$(ctr vu2 '.drops | add')" = 0 ] || ERR="${ERR:+$ERR; }drops on C"
 kill "$APID" "$BPID" "$DPID" 2>/dev/null
 wait "$APID" "$BPID" "$DPID" 2>/dev/null
-BG=()
-stop
+BGPIDS=()
+stop_vhostd
 result fairness "$([ -z "$ERR" ] && echo 0 || echo 1)" \
 	"${ERR:-$out; flood $((flood1 - flood0)) frames meanwhile}"
 
@@ -119,10 +70,10 @@ result fairness "$([ -z "$ERR" ] && echo 0 || echo 1)" \
 HZ=$(getconf CLK_TCK)
 for mode in 0 20000; do
 	ERR=
-	start 2 --poll-us "$mode" || ERR="vhostd did not start"
+	start_vhostd -- 2 --poll-us "$mode" || ERR="vhostd did not start"
 	"$TOOL" responder --sock "$TMP/p1.sock" --mac 02:00:00:00:0e:02 \
 		--ip 198.18.0.6 --seconds 20 >"$TMP/r.out" 2>&1 &
-	RPID=$!; BG+=("$RPID")
+	RPID=$!; BGPIDS+=("$RPID")
 	sleep 0.3
 	# Traffic first, so the polling window is entered; then silence.
 	out=$("$TOOL" pinger --sock "$TMP/p0.sock" --mac 02:00:00:00:0e:01 \
@@ -135,8 +86,8 @@ for mode in 0 20000; do
 	t1=$(cpu_ticks "$VPID")
 	pct=$(( (t1 - t0) * 100 / (3 * HZ) ))
 	[ "$pct" -le 2 ] || ERR="${ERR:+$ERR; }$pct% of a core while idle"
-	kill "$RPID"; wait "$RPID" 2>/dev/null; BG=()
-	stop
+	kill "$RPID"; wait "$RPID" 2>/dev/null; BGPIDS=()
+	stop_vhostd
 	result "idle-cpu-poll-$mode" "$([ -z "$ERR" ] && echo 0 || echo 1)" \
 		"${ERR:-$((t1 - t0)) ticks in 3 s idle ($pct% of a core)}"
 done

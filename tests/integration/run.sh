@@ -26,126 +26,17 @@
 
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-VHOSTD=$BUILD/vhostd
-VHOSTCTL=$BUILD/vhostctl
-ITEST=$BUILD/tests/vdrv_itest
-TOOL=$BUILD/tests/vdrv_tool
 TMP=$(mktemp -d /tmp/vhostd-it.XXXXXX)
 NS=vdrvit$$
-NS_MADE=0
-VPID=
-BGPIDS=()
-PASS=0
-FAIL=0
 FILTER=("$@")
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+ITEST=$BUILD/tests/vdrv_itest
+TOOL=$BUILD/tests/vdrv_tool
 
 for f in "$VHOSTD" "$ITEST" "$TOOL"; do
 	[ -x "$f" ] || { echo "missing $f (make O=$BUILD first)"; exit 2; }
 done
-HAVE_CTL=0
-[ -x "$VHOSTCTL" ] && command -v jq >/dev/null && HAVE_CTL=1
-
-# Kill only what we started, then remove what we created.
-cleanup() {
-	local p
-	for p in "${BGPIDS[@]}" $VPID; do
-		kill "$p" 2>/dev/null
-	done
-	for p in "${BGPIDS[@]}" $VPID; do
-		wait "$p" 2>/dev/null
-	done
-	[ "$NS_MADE" = 1 ] && ip netns del "$NS" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# wanted NAME: is the test selected by the command line globs
-wanted() {
-	local g
-	[ ${#FILTER[@]} = 0 ] && return 0
-	for g in "${FILTER[@]}"; do
-		# shellcheck disable=SC2053 # glob match on purpose
-		[[ $1 == $g ]] && return 0
-	done
-	return 1
-}
-
-# result NAME OK DETAIL
-result() {
-	if [ "$2" = 0 ]; then
-		PASS=$((PASS + 1))
-		printf 'PASS %-26s %s\n' "$1" "$3"
-	else
-		FAIL=$((FAIL + 1))
-		printf 'FAIL %-26s %s\n' "$1" "$3"
-		if [ -s "$TMP/vhostd.log" ]; then
-			sed 's/^/    vhostd: /' "$TMP/vhostd.log" | tail -n 8
-		fi
-	fi
-}
-
-# wait_for PATH: until PATH exists (5 s)
-wait_for() {
-	local i
-	for i in $(seq 100); do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-# start_vhostd [PREFIX-CMD...] -- NPORTS [VHOSTD-ARGS...]
-# Ports vu0..vu(N-1) at $TMP/p<i>.sock, control socket $TMP/ctl.
-start_vhostd() {
-	local pre=() n i args=()
-	while [ "$1" != "--" ]; do pre+=("$1"); shift; done
-	shift
-	n=$1; shift
-	rm -f "$TMP"/p*.sock "$TMP/ctl"
-	for i in $(seq 0 $((n - 1))); do
-		args+=(--port "vhost-user,path=$TMP/p$i.sock,name=vu$i")
-	done
-	"${pre[@]}" "$VHOSTD" --ctl "$TMP/ctl" "${args[@]}" "$@" \
-		>"$TMP/vhostd.log" 2>&1 &
-	VPID=$!
-	for i in $(seq 0 $((n - 1))); do
-		wait_for "$TMP/p$i.sock" || return 1
-	done
-	wait_for "$TMP/ctl"
-	return 0
-}
-
-# stop_vhostd: 0 if it was still alive and exited cleanly on SIGTERM
-stop_vhostd() {
-	local rc=0
-	[ -n "$VPID" ] || return 1
-	kill -0 "$VPID" 2>/dev/null || rc=1
-	kill "$VPID" 2>/dev/null
-	wait "$VPID" || rc=1
-	VPID=
-	return $rc
-}
-
-# ctr PORT JQ-PATH: a counter from "vhostctl stats" (empty if unavailable)
-ctr() {
-	[ "$HAVE_CTL" = 1 ] || return 0
-	"$VHOSTCTL" --ctl "$TMP/ctl" stats 2>/dev/null |
-		jq -r ".ports[] | select(.name == \"$1\") | $2" 2>/dev/null
-}
-
-# check_ctr PORT JQ-PATH OP VALUE: append a failure to $ERR if it fails
-check_ctr() {
-	local v
-	[ "$HAVE_CTL" = 1 ] || return 0
-	v=$(ctr "$1" "$2")
-	if ! [[ $v =~ ^[0-9]+$ ]] || ! test "$v" "$3" "$4"; then
-		ERR="${ERR:+$ERR; }counter $1$2=$v, want $3 $4"
-	fi
-}
 
 socks() {
 	local i

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* port_vhost_dp.c - the vhost-user port's datapath
+ *
+ * Guest TX -> switch (port_vhost_poll/arm, run by the worker that owns
+ * the TX queue) and switch -> guest RX (port_vhost_xmit, run by whichever
+ * worker forwards to this guest), with the offload decisions of
+ * doc/offloads.md.  Every ring access happens under the queue's lock while
+ * the vhost layer says the queue is started; see port_vhost.c for the
+ * theory of operation.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "port_vhost.h"
+#include "../log.h"
+#include "../net/iov.h"
+#include "../util.h"
+
+/* ---- datapath: guest TX -> switch ------------------------------------- */
+
+/**
+ * port_vhost_tx_parse() - describe one TX chain as a frame
+ * @pv:		port
+ * @e:		popped chain
+ * @hdr_len:	virtio-net header length negotiated
+ * @pkt:	filled in
+ *
+ * Return: true if @pkt is a frame to forward, false if dropped (counted)
+ */
+static bool port_vhost_tx_parse(struct port_vhost *pv,
+				const struct virtq_elem *e,
+				unsigned int hdr_len, struct pkt *pkt)
+{
+	struct port_stats *st = &pv->port->stats;
+	uint64_t feat = pv->dev.features;
+	uint8_t *vnet = (uint8_t *)&pkt->vnet;
+
+	/* TX buffers are device-readable only; a guest that hands us
+	 * writable ones here is confused, and we never write to them.
+	 */
+	if (e->in_num) {
+		stats_add(&st->drops[STATS_DROP_BAD_DESC], 1);
+		return false;
+	}
+	if (e->out_len < hdr_len + ETH_HLEN) {
+		stats_add(&st->drops[STATS_DROP_RUNT], 1);
+		return false;
+	}
+	if (e->out_len - hdr_len > PKT_FRAME_MAX) {
+		stats_add(&st->drops[STATS_DROP_TOO_BIG], 1);
+		return false;
+	}
+
+	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
+	if (likely(e->iov[0].iov_len >= hdr_len + ETH_HLEN)) {
+		/* Header and Ethernet header in the first buffer (Linux,
+		 * DPDK, vdrv all lay TX out so): two plain copies.
+		 */
+		memcpy(vnet, e->iov[0].iov_base, hdr_len);
+		memcpy(&pkt->eth, (uint8_t *)e->iov[0].iov_base + hdr_len,
+		       ETH_HLEN);
+	} else {
+		iov_to_buf(e->iov, e->out_num, 0, vnet, hdr_len);
+		iov_to_buf(e->iov, e->out_num, hdr_len, &pkt->eth, ETH_HLEN);
+	}
+	pkt->vnet.num_buffers = 0;
+	/* NEEDS_CSUM is the only flag a driver may send.  Whether this
+	 * guest may send it (or a gso_type) at all is checked against
+	 * @src_feat where the frame is delivered (gso_plan()).
+	 */
+	pkt->vnet.flags &= VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	pkt->src_feat = feat & PORT_VHOST_HOST_OFFLOADS;
+
+	pkt->iovcnt = iov_tail(e->iov, e->out_num, hdr_len, pkt->iov,
+			       PKT_IOV_MAX);
+	pkt->len = e->out_len - hdr_len;
+	return true;
+}
+
+/**
+ * port_vhost_tx_burst() - forward one burst from the TX queue
+ * @pv:		port
+ * @q:		the TX queue, locked and started
+ * @max:	most chains to pop (<= SWITCH_BURST)
+ *
+ * Return: chains consumed, or -EIO if the ring turned out broken
+ */
+static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
+			       unsigned int max)
+{
+	struct virtq *vq = &q->vq;
+	struct port *p = pv->port;
+	unsigned int hdr_len = vu_dev_hdr_len(&pv->dev);
+	unsigned int i, npush = 0, npkt = 0;
+	uint64_t bytes = 0;
+
+	for (i = 0; i < max; i++) {
+		struct virtq_elem *e = &pv->tx_elems[i];
+		enum virtq_pop_result r = virtq_pop(vq, e);
+
+		if (r == VIRTQ_POP_EMPTY)
+			break;
+		if (r == VIRTQ_POP_BROKEN) {
+			stats_add(&p->stats.violations, 1);
+			vu_dev_mark_broken(&pv->dev);
+			return -EIO;
+		}
+		pv->tx_heads[npush++] = e->head;
+		if (r == VIRTQ_POP_DROP) {
+			stats_add(&p->stats.drops[STATS_DROP_BAD_DESC], 1);
+			continue;
+		}
+		if (port_vhost_tx_parse(pv, e, hdr_len, &pv->tx_pkts[npkt])) {
+			bytes += pv->tx_pkts[npkt].len;
+			pv->tx_pkt_ptrs[npkt] = &pv->tx_pkts[npkt];
+			npkt++;
+		}
+	}
+
+	if (npkt) {
+		stats_add(&p->stats.rx_packets, npkt);
+		stats_add(&p->stats.rx_bytes, bytes);
+		switch_forward(p, pv->tx_pkt_ptrs, npkt);
+	}
+	/* Every destination has copied: the buffers go back to the guest. */
+	for (i = 0; i < npush; i++)
+		virtq_push(vq, pv->tx_heads[i], 0);
+	if (npush) {
+		virtq_flush(vq);
+		virtq_notify(vq);
+	}
+	return (int)npush;
+}
+
+/**
+ * port_vhost_poll() - worker: process the TX queue
+ * @p:		port
+ * @cookie:	queue index (odd: a TX queue)
+ * @budget:	most chains to process
+ *
+ * Kicks stay suppressed on return: the worker polls this queue again
+ * until it calls port_vhost_arm().
+ *
+ * Return: chains processed; @budget means there is more
+ */
+unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
+			     unsigned int budget)
+{
+	struct port_vhost *pv = p->priv;
+	struct vu_queue *q;
+	unsigned int total = 0;
+	uint64_t kicks;
+
+	if (cookie >= VU_MAX_QUEUES || !(cookie & 1))
+		return 0;
+	q = &pv->dev.q[cookie];
+
+	pthread_mutex_lock(&q->lock);
+	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
+		goto out;
+
+	/* Coming from the armed state, a kick woke us: consume it.  While
+	 * the worker polls with kicks off there is nothing to read, and a
+	 * stray kick is consumed after the next arm.  Only under the lock
+	 * while started: the fd may be closed right after the queue stops.
+	 */
+	if (!q->vq.notify_disabled) {
+		if (read(q->kick_fd, &kicks, sizeof(kicks)) < 0 &&
+		    errno != EAGAIN)
+			debug("%s: kick read: %s", p->name, strerror(errno));
+		virtq_disable_notify(&q->vq);
+	}
+	while (total < budget) {
+		int n = port_vhost_tx_burst(pv, q, MIN(SWITCH_BURST,
+						       budget - total));
+
+		if (n <= 0)
+			break;
+		total += (unsigned int)n;
+	}
+out:
+	pthread_mutex_unlock(&q->lock);
+	return total;
+}
+
+/**
+ * port_vhost_arm() - worker: ask for TX kicks again before sleeping
+ * @p:		port
+ * @cookie:	queue index
+ *
+ * Return: true if buffers arrived meanwhile (poll again, don't sleep)
+ */
+bool port_vhost_arm(struct port *p, uint32_t cookie)
+{
+	struct port_vhost *pv = p->priv;
+	struct vu_queue *q;
+	bool more = false;
+
+	if (cookie >= VU_MAX_QUEUES || !(cookie & 1))
+		return false;
+	q = &pv->dev.q[cookie];
+
+	pthread_mutex_lock(&q->lock);
+	/* virtq_enable_notify() re-reads avail->idx after a full barrier,
+	 * so a buffer queued while kicks were off is seen here or kicks.
+	 */
+	if (q->started && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
+		more = virtq_enable_notify(&q->vq);
+	pthread_mutex_unlock(&q->lock);
+	return more;
+}
+
+/* ---- datapath: switch -> guest RX -------------------------------------- */
+
+/**
+ * port_vhost_rx_one() - copy one frame into the guest's RX buffers
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @vnet:	virtio-net header to give the guest (num_buffers is ours)
+ * @iov:	the frame's bytes, in the source's memory
+ * @iovcnt:	segments in @iov
+ * @len:	frame length
+ * @hdr_len:	virtio-net header length
+ * @mrg:	MRG_RXBUF negotiated: a frame may span several buffers
+ *
+ * Return: 0 if delivered, -ENOBUFS if the ring has too few buffers,
+ *	   -EMSGSIZE if the frame cannot fit, -EINVAL if the guest gave us
+ *	   unusable buffers (they are returned empty), -EIO if broken
+ */
+static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
+			     const struct virtio_net_hdr_v1 *vnet,
+			     const struct iovec *iov, unsigned int iovcnt,
+			     size_t len, unsigned int hdr_len, bool mrg)
+{
+	struct virtio_net_hdr_v1 hdr = *vnet;
+	size_t need = hdr_len + len, cap = 0, left = len;
+	struct iov_cursor cur;
+	unsigned int nbuf = 0, i;
+
+	while (cap < need) {
+		struct virtq_elem *e = &pv->rx_elems[nbuf];
+		enum virtq_pop_result r;
+
+		if (nbuf == PORT_VHOST_RX_BUFS || (nbuf && !mrg)) {
+			virtq_unpop(vq, nbuf);
+			return -EMSGSIZE;
+		}
+		r = virtq_pop(vq, e);
+		if (r == VIRTQ_POP_EMPTY) {
+			virtq_unpop(vq, nbuf);
+			return -ENOBUFS;
+		}
+		if (r == VIRTQ_POP_BROKEN)
+			return -EIO;
+		nbuf++;
+		/* RX buffers must be writable only, and the first must hold
+		 * the whole header.  Such buffers go back empty, together
+		 * with any taken before them for this frame: used entries of
+		 * one frame must be consecutive, so they cannot be reused.
+		 */
+		if (r == VIRTQ_POP_DROP || e->out_num ||
+		    (nbuf == 1 && e->in_len < hdr_len)) {
+			for (i = 0; i < nbuf; i++)
+				virtq_push(vq, pv->rx_elems[i].head, 0);
+			return -EINVAL;
+		}
+		cap += e->in_len;
+	}
+
+	hdr.num_buffers = mrg ? (uint16_t)nbuf : 0;
+
+	/* Small frames: one source segment into one buffer segment. */
+	if (nbuf == 1 && iovcnt == 1 && pv->rx_elems[0].in_num == 1) {
+		struct virtq_elem *e = &pv->rx_elems[0];
+		uint8_t *dst = e->iov[e->out_num].iov_base;
+
+		memcpy(dst, &hdr, hdr_len);
+		memcpy(dst + hdr_len, iov[0].iov_base, len);
+		virtq_push(vq, e->head, (uint32_t)need);
+		return 0;
+	}
+
+	iov_cursor_init(&cur, iov, iovcnt);
+	for (i = 0; i < nbuf; i++) {
+		struct virtq_elem *e = &pv->rx_elems[i];
+		const struct iovec *in = &e->iov[e->out_num];
+		size_t off = 0, n;
+
+		if (i == 0) {
+			iov_from_buf(in, e->in_num, 0, &hdr, hdr_len);
+			off = hdr_len;
+		}
+		n = iov_cursor_copy(&cur, in, e->in_num, off, left);
+		left -= n;
+		virtq_push(vq, e->head, (uint32_t)(off + n));
+	}
+	return 0;
+}
+
+/**
+ * port_vhost_rx_csum() - deliver a frame whose checksum we complete
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @pkt:	frame with NEEDS_CSUM, for a guest without GUEST_CSUM
+ * @hdr_len:	virtio-net header length
+ * @mrg:	MRG_RXBUF negotiated
+ *
+ * The checksum is computed from the source, and the copy reads the two
+ * checksum bytes from a local instead of the source: the destination
+ * gets a complete frame in the same single copy, the source is never
+ * written.
+ *
+ * Return: as port_vhost_rx_one(), or -EPROTO for unusable metadata
+ */
+static int port_vhost_rx_csum(struct port_vhost *pv, struct virtq *vq,
+			      const struct pkt *pkt, unsigned int hdr_len,
+			      bool mrg)
+{
+	static const struct virtio_net_hdr_v1 plain;
+	struct iovec iov[PKT_IOV_MAX + 2];
+	struct gso_csum res;
+	int a, b;
+
+	if (gso_csum_fill(&pkt->vnet, pkt->iov, pkt->iovcnt, pkt->len, &res))
+		return -EPROTO;
+	a = iov_slice(pkt->iov, pkt->iovcnt, 0, res.off, iov, PKT_IOV_MAX);
+	if (a < 0)
+		return -EPROTO;
+	iov[a].iov_base = &res.csum;
+	iov[a].iov_len = sizeof(res.csum);
+	b = iov_slice(pkt->iov, pkt->iovcnt, res.off + sizeof(res.csum),
+		      pkt->len - res.off - sizeof(res.csum), &iov[a + 1],
+		      PKT_IOV_MAX + 1 - (unsigned int)a);
+	if (b < 0)
+		return -EPROTO;
+	return port_vhost_rx_one(pv, vq, &plain, iov, (unsigned int)(a + 1 + b),
+				 pkt->len, hdr_len, mrg);
+}
+
+/**
+ * port_vhost_rx_segment() - deliver a GSO frame as segments
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @pkt:	GSO frame the guest cannot take whole
+ * @hdr_len:	virtio-net header length
+ * @mrg:	MRG_RXBUF negotiated
+ *
+ * Each segment is rebuilt headers (a local buffer) plus slices of the
+ * source payload, copied once into the guest.  With GUEST_CSUM the
+ * segments keep a partial checksum for the guest to trust, saving us a
+ * pass over the payload.
+ *
+ * Return: as port_vhost_rx_one() for the first segment that failed, or
+ *	   -EPROTO for unusable metadata; segments before it were delivered
+ */
+static int port_vhost_rx_segment(struct port_vhost *pv, struct virtq *vq,
+				 const struct pkt *pkt, unsigned int hdr_len,
+				 bool mrg)
+{
+	bool partial = pv->dev.features & PV_FEAT(VIRTIO_NET_F_GUEST_CSUM);
+	uint8_t hdrbuf[GSO_HDR_MAX];
+	struct iovec iov[PKT_IOV_MAX + 1];
+	struct gso_iter it;
+	struct gso_seg seg;
+	int n, rc;
+
+	if (gso_init(&it, pkt, partial))
+		return -EPROTO;
+	while ((n = gso_next(&it, hdrbuf, iov, ARRAY_SIZE(iov), &seg)) > 0) {
+		rc = port_vhost_rx_one(pv, vq, &seg.vnet, iov, (unsigned int)n,
+				       seg.len, hdr_len, mrg);
+		if (rc)
+			return rc;
+	}
+	return n < 0 ? -EPROTO : 0;
+}
+
+/**
+ * port_vhost_rx_frame() - deliver one frame, honouring its offloads
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @pkt:	frame
+ * @hdr_len:	virtio-net header length
+ * @mrg:	MRG_RXBUF negotiated
+ *
+ * Return: as port_vhost_rx_one(), or -EPROTO for offload metadata the
+ *	   source was not entitled to or that does not match the frame
+ */
+static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
+			       const struct pkt *pkt, unsigned int hdr_len,
+			       bool mrg)
+{
+	struct virtio_net_hdr_v1 hdr = pkt->vnet;
+	int rc;
+
+	/* With an MTU set (NET_SET_MTU: QEMU's host_mtu=), the guest may
+	 * rely on never receiving more than MTU-sized frames (virtio 1.1
+	 * 5.1.6.3.2); a GSO frame is the exception, it is one by design.
+	 */
+	if (pv->dev.mtu && hdr.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
+	    pkt->len > (uint32_t)pv->dev.mtu + ETH_HLEN + 4)
+		return -EMSGSIZE;
+
+	/* The common case without offloads: nothing to decide. */
+	if (!hdr.flags && hdr.gso_type == VIRTIO_NET_HDR_GSO_NONE)
+		return port_vhost_rx_one(pv, vq, &hdr, pkt->iov, pkt->iovcnt,
+					 pkt->len, hdr_len, mrg);
+
+	switch (gso_plan(pkt, pkt->src_feat, pv->dev.features)) {
+	case GSO_ACT_PASS:
+		/* A 64 KiB TSO frame travels whole: one copy. */
+		if (!(pv->dev.features & PV_FEAT(VIRTIO_NET_F_GUEST_CSUM)))
+			hdr.flags = 0;
+		else
+			hdr.flags &= VIRTIO_NET_HDR_F_NEEDS_CSUM |
+				     VIRTIO_NET_HDR_F_DATA_VALID;
+		rc = port_vhost_rx_one(pv, vq, &hdr, pkt->iov, pkt->iovcnt,
+				       pkt->len, hdr_len, mrg);
+		/* A guest posting buffers so small that a GSO frame would
+		 * need more than PORT_VHOST_RX_BUFS of them still gets the
+		 * data: as segments, which fit.
+		 */
+		if (rc == -EMSGSIZE && hdr.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+			rc = port_vhost_rx_segment(pv, vq, pkt, hdr_len, mrg);
+		return rc;
+	case GSO_ACT_CSUM:
+		return port_vhost_rx_csum(pv, vq, pkt, hdr_len, mrg);
+	case GSO_ACT_SEGMENT:
+		return port_vhost_rx_segment(pv, vq, pkt, hdr_len, mrg);
+	default:
+		return -EPROTO;
+	}
+}
+
+/**
+ * port_vhost_xmit() - switch -> guest: deliver frames to the RX queue
+ * @p:		port
+ * @pkts:	frames
+ * @n:		number of frames
+ *
+ * Return: frames delivered
+ * Context: any worker; serialised with other writers by the RX lock
+ */
+unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
+			     unsigned int n)
+{
+	struct port_vhost *pv = p->priv;
+	struct vu_queue *q = &pv->dev.q[PORT_VHOST_RXQ];
+	struct port_stats *st = &p->stats;
+	unsigned int i, sent = 0, hdr_len;
+	uint64_t bytes = 0;
+	bool mrg, pushed = false;
+
+	pthread_mutex_lock(&q->lock);
+	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
+		pthread_mutex_unlock(&q->lock);
+		stats_add(&st->drops[STATS_DROP_PORT_DOWN], n);
+		return 0;
+	}
+	hdr_len = vu_dev_hdr_len(&pv->dev);
+	mrg = pv->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
+
+	for (i = 0; i < n; i++) {
+		int rc = port_vhost_rx_frame(pv, &q->vq, pkts[i], hdr_len,
+					     mrg);
+
+		if (rc == 0) {
+			sent++;
+			bytes += pkts[i]->len;
+			pushed = true;
+			continue;
+		}
+		if (rc == -EIO) {
+			stats_add(&st->violations, 1);
+			stats_add(&st->drops[STATS_DROP_PORT_DOWN], n - i);
+			vu_dev_mark_broken(&pv->dev);
+			break;
+		}
+		pushed = true;	/* a failed GSO frame may have sent segments */
+		if (rc == -ENOBUFS) {
+			/* Ring empty: the rest of the burst cannot fit either. */
+			stats_add(&st->drops[STATS_DROP_NO_BUFFER], n - i);
+			break;
+		}
+		if (rc == -EINVAL) {
+			stats_add(&st->drops[STATS_DROP_BAD_DESC], 1);
+		} else if (rc == -EPROTO) {
+			stats_add(&st->drops[STATS_DROP_OFFLOAD], 1);
+		} else {
+			stats_add(&st->drops[STATS_DROP_TOO_BIG], 1);
+		}
+	}
+	if (pushed && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
+		virtq_flush(&q->vq);
+		virtq_notify(&q->vq);
+	}
+	pthread_mutex_unlock(&q->lock);
+
+	stats_add(&st->tx_packets, sent);
+	stats_add(&st->tx_bytes, bytes);
+	return sent;
+}
