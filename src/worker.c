@@ -42,8 +42,8 @@
 #define WORKER_EVENTS		64	/* epoll events per wait */
 #define WORKER_SRC_MAX		(WORKER_EVENTS * 2)
 #define WORKER_STOP_PORT	0xffffffffu
-#define WORKER_SPIN_PAUSES	16	/* between two dry passes */
-#define WORKER_EPOLL_EVERY	8	/* passes per epoll check when busy */
+#define WORKER_SPIN_PAUSES	4	/* between two dry passes */
+#define WORKER_EPOLL_EVERY	64	/* passes per epoll check when busy */
 
 /**
  * struct worker_src - a pollable source
