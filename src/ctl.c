@@ -448,6 +448,27 @@ static int ctl_deadline_left(uint64_t deadline)
 }
 
 /**
+ * ctl_wait() - wait until @fd is ready for @events, bounded in time
+ * @fd:		client
+ * @events:	POLLIN or POLLOUT
+ * @deadline:	now_ns() value after which we give up
+ * Return: 0 when ready, -EINTR (call again), -ETIMEDOUT or -errno
+ */
+static int ctl_wait(int fd, short events, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int ms = ctl_deadline_left(deadline);
+	int r;
+
+	if (!ms)
+		return -ETIMEDOUT;
+	r = poll(&pfd, 1, MIN(ms, CTL_IO_TIMEOUT_MS));
+	if (r < 0)
+		return -errno;
+	return r ? 0 : -ETIMEDOUT;
+}
+
+/**
  * ctl_read_line() - read the command line, bounded in size and time
  * @fd:		client
  * @buf:	CTL_LINE_MAX bytes
@@ -459,17 +480,13 @@ static int ctl_read_line(int fd, char *buf, uint64_t deadline)
 	size_t n = 0;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int ms = ctl_deadline_left(deadline);
+		int rc = ctl_wait(fd, POLLIN, deadline);
 		ssize_t r;
 
-		if (!ms)
-			return -ETIMEDOUT;
-		r = poll(&pfd, 1, MIN(ms, CTL_IO_TIMEOUT_MS));
-		if (r < 0 && errno == EINTR)
+		if (rc == -EINTR)
 			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -ETIMEDOUT;
+		if (rc)
+			return rc;
 		r = recv(fd, buf + n, CTL_LINE_MAX - 1 - n, MSG_DONTWAIT);
 		if (r < 0) {
 			if (errno == EINTR || errno == EAGAIN)
@@ -501,17 +518,13 @@ static int ctl_write_all(int fd, const char *p, size_t len,
 			 uint64_t deadline)
 {
 	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-		int ms = ctl_deadline_left(deadline);
+		int rc = ctl_wait(fd, POLLOUT, deadline);
 		ssize_t r;
 
-		if (!ms)
-			return -ETIMEDOUT;
-		r = poll(&pfd, 1, MIN(ms, CTL_IO_TIMEOUT_MS));
-		if (r < 0 && errno == EINTR)
+		if (rc == -EINTR)
 			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -ETIMEDOUT;
+		if (rc)
+			return rc;
 		r = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (r < 0) {
 			if (errno == EINTR || errno == EAGAIN)

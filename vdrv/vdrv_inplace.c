@@ -49,55 +49,6 @@ int vdrv_tx_prefill(struct vdrv_dev *d, const struct vdrv_tx_pkt *p)
 }
 
 /**
- * vdrv_tx_describe() - point a head's descriptors at its slot
- * @d:		device
- * @head:	TX head taken from the free stack
- * @len:	frame length (header excluded)
- */
-static void vdrv_tx_describe(struct vdrv_dev *d, uint16_t head, uint32_t len)
-{
-	struct vring_desc *desc = d->rings[VDRV_TX_RING].desc;
-	uint64_t gpa = d->tx_gpa[head];
-	uint32_t hl = (uint32_t)d->hdr_len;
-
-	switch (d->opts.tx_layout) {
-	case VDRV_TX_FLAT:
-		desc[head].addr = gpa;
-		desc[head].len = hl + len;
-		desc[head].flags = 0;
-		desc[head].next = 0;
-		break;
-	case VDRV_TX_SPLIT:
-		desc[head].addr = gpa;
-		desc[head].len = hl;
-		desc[head].flags = VRING_DESC_F_NEXT;
-		desc[head].next = (uint16_t)(head + 1);
-		desc[head + 1].addr = gpa + hl;
-		desc[head + 1].len = len;
-		desc[head + 1].flags = 0;
-		desc[head + 1].next = 0;
-		break;
-	case VDRV_TX_INDIRECT: {
-		struct vring_desc *t = d->tx_ind[head];
-
-		t[0].addr = gpa;
-		t[0].len = hl;
-		t[0].flags = VRING_DESC_F_NEXT;
-		t[0].next = 1;
-		t[1].addr = gpa + hl;
-		t[1].len = len;
-		t[1].flags = 0;
-		t[1].next = 0;
-		desc[head].addr = d->tx_ind_gpa[head];
-		desc[head].len = 2 * sizeof(struct vring_desc);
-		desc[head].flags = VRING_DESC_F_INDIRECT;
-		desc[head].next = 0;
-		break;
-	}
-	}
-}
-
-/**
  * vdrv_tx_burst_inplace() - send up to @n frames written in place
  * @d:		device
  * @n:		how many

@@ -292,4 +292,7 @@ static inline bool vdrv_has(const struct vdrv_dev *d, unsigned int bit)
 	return d->features & (1ULL << bit);
 }
 
+/* vdrv_txrx.c */
+void vdrv_tx_describe(struct vdrv_dev *d, uint16_t head, uint32_t len);
+
 #endif /* VDRV_PRIV_H */

@@ -62,29 +62,23 @@ unsigned int vdrv_tx_free(const struct vdrv_dev *d)
 }
 
 /**
- * vdrv_tx_fill() - write one frame into a free slot and its descriptors
+ * vdrv_tx_describe() - point a head's descriptors at its slot
  * @d:		device
- * @head:	free TX head
- * @p:		frame
+ * @head:	TX head taken from the free stack
+ * @len:	frame length (header excluded)
+ *
+ * Shared by the copying and the in-place (vdrv_inplace.c) send paths.
  */
-static void vdrv_tx_fill(struct vdrv_dev *d, uint16_t head,
-			 const struct vdrv_tx_pkt *p)
+void vdrv_tx_describe(struct vdrv_dev *d, uint16_t head, uint32_t len)
 {
 	struct vring_desc *desc = d->rings[VDRV_TX_RING].desc;
-	uint8_t *slot = d->tx_hva[head];
 	uint64_t gpa = d->tx_gpa[head];
 	uint32_t hl = (uint32_t)d->hdr_len;
-
-	if (p->hdr)
-		memcpy(slot, p->hdr, hl);
-	else
-		memset(slot, 0, hl);
-	memcpy(slot + hl, p->data, p->len);
 
 	switch (d->opts.tx_layout) {
 	case VDRV_TX_FLAT:
 		desc[head].addr = gpa;
-		desc[head].len = hl + p->len;
+		desc[head].len = hl + len;
 		desc[head].flags = 0;
 		desc[head].next = 0;
 		break;
@@ -94,7 +88,7 @@ static void vdrv_tx_fill(struct vdrv_dev *d, uint16_t head,
 		desc[head].flags = VRING_DESC_F_NEXT;
 		desc[head].next = (uint16_t)(head + 1);
 		desc[head + 1].addr = gpa + hl;
-		desc[head + 1].len = p->len;
+		desc[head + 1].len = len;
 		desc[head + 1].flags = 0;
 		desc[head + 1].next = 0;
 		break;
@@ -106,7 +100,7 @@ static void vdrv_tx_fill(struct vdrv_dev *d, uint16_t head,
 		t[0].flags = VRING_DESC_F_NEXT;
 		t[0].next = 1;
 		t[1].addr = gpa + hl;
-		t[1].len = p->len;
+		t[1].len = len;
 		t[1].flags = 0;
 		t[1].next = 0;
 		desc[head].addr = d->tx_ind_gpa[head];
@@ -116,6 +110,26 @@ static void vdrv_tx_fill(struct vdrv_dev *d, uint16_t head,
 		break;
 	}
 	}
+}
+
+/**
+ * vdrv_tx_fill() - write one frame into a free slot and its descriptors
+ * @d:		device
+ * @head:	free TX head
+ * @p:		frame
+ */
+static void vdrv_tx_fill(struct vdrv_dev *d, uint16_t head,
+			 const struct vdrv_tx_pkt *p)
+{
+	uint8_t *slot = d->tx_hva[head];
+	uint32_t hl = (uint32_t)d->hdr_len;
+
+	if (p->hdr)
+		memcpy(slot, p->hdr, hl);
+	else
+		memset(slot, 0, hl);
+	memcpy(slot + hl, p->data, p->len);
+	vdrv_tx_describe(d, head, p->len);
 }
 
 /**
