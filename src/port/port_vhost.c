@@ -124,8 +124,7 @@ static void port_vhost_disconnect(struct port_vhost *pv)
 	if (pv->dev.fd < 0)
 		return;
 	evloop_del(pv->dev.fd);
-	vu_dev_detach(&pv->dev);
-	info("%s: front end disconnected", pv->port->name);
+	vu_dev_detach(&pv->dev);	/* logs the disconnection */
 }
 
 /**
@@ -137,15 +136,13 @@ static void port_vhost_attach(struct port_vhost *pv, int fd)
 {
 	int rc;
 
-	vu_dev_attach(&pv->dev, fd);
+	vu_dev_attach(&pv->dev, fd);	/* logs the connection */
 	rc = evloop_add(fd, EPOLLIN | EPOLLRDHUP, port_vhost_on_conn, pv);
 	if (rc < 0) {
 		err("%s: cannot watch connection: %s", pv->port->name,
 		    strerror(-rc));
 		vu_dev_detach(&pv->dev);
-		return;
 	}
-	info("%s: front end connected", pv->port->name);
 }
 
 /**
