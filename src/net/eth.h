@@ -12,7 +12,7 @@
  *  - IPv4 with options (ihl 5..15), not fragmented;
  *  - IPv6 whose next header is directly TCP or UDP: extension headers
  *    are refused (a hop-by-hop or routing header changes what the
- *    pseudo header and segmentation need; TODO(offloads): walk them);
+ *    pseudo header and segmentation need; TODO(issue 3): walk them);
  *  - TCP with options (doff 5..15), UDP.
  */
 #ifndef VHOSTD_ETH_H
