@@ -7,12 +7,20 @@
  * a cache or on different chiplets, and the host may move them; that one
  * fact can change forwarding rates severalfold.  This probe measures it:
  * two threads, pinned to --cpu-a and --cpu-b, bounce a counter in one
- * cache line and report the mean round trip.  bench/run.sh runs it next
- * to every back-end run so results can be read against it.
+ * cache line and report the round trip.  bench/run.sh runs it just before
+ * and just after every measured point (back end paused) and labels the
+ * point by it, so results are compared placement for placement.
  *
- *   c2c [--cpu-a N] [--cpu-b N] [--rounds N]
+ * The rounds are split into --chunks equal chunks (4000 round trips each
+ * by default, well under a millisecond) and ns_rt is the smallest chunk
+ * mean: other jobs on the machine preempt one of the two threads now and
+ * then, and a chunk that is hit measures the scheduler, not the
+ * placement; one clean chunk is enough to see the placement.  ns_med and
+ * ns_max show how disturbed the rest was.
  *
- * Output: "RESULT mode=c2c ns_rt=..." (one line).
+ *   c2c [--cpu-a N] [--cpu-b N] [--rounds N] [--chunks N]
+ *
+ * Output: "RESULT mode=c2c ... ns_rt=... ns_med=... ns_max=..." (one line).
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -68,6 +76,31 @@ static void *echo_thread(void *arg)
 }
 
 /**
+ * now_ns() - monotonic clock
+ * Return: nanoseconds
+ */
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/**
+ * cmp_double() - qsort comparator, ascending
+ * @a:	first double
+ * @b:	second double
+ * Return: <0, 0 or >0
+ */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/**
  * main() - parse, bounce, print
  * @argc:	argument count
  * @argv:	arguments
@@ -79,43 +112,50 @@ int main(int argc, char **argv)
 		{ "cpu-a", required_argument, NULL, 'a' },
 		{ "cpu-b", required_argument, NULL, 'b' },
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "chunks", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct c2c c = { .rounds = 200000, .cpu_b = 1 };
-	struct timespec t0, t1;
-	int cpu_a = 0, o;
+	double chunk_ns[256], med, t0;
+	int cpu_a = 0, chunks = 50, o, k;
+	uint64_t i, per, end;
 	pthread_t th;
-	uint64_t i;
-	double ns;
 
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
 		case 'a': cpu_a = atoi(optarg); break;
 		case 'b': c.cpu_b = atoi(optarg); break;
 		case 'r': c.rounds = strtoull(optarg, NULL, 0); break;
+		case 'c': chunks = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: c2c [--cpu-a N] [--cpu-b N] [--rounds N]\n");
+			fprintf(stderr, "usage: c2c [--cpu-a N] [--cpu-b N] [--rounds N] [--chunks N]\n");
 			return 2;
 		}
 	}
-	if (!c.rounds)
+	/* Every chunk needs rounds; at most as many as chunk_ns holds. */
+	if (chunks < 1 || chunks > 256 || c.rounds < (uint64_t)chunks)
 		return 2;
+	per = c.rounds / (uint64_t)chunks;
+	c.rounds = per * (uint64_t)chunks;
 	if (pin(cpu_a) || pthread_create(&th, NULL, echo_thread, &c)) {
 		fprintf(stderr, "c2c: cannot pin or start the echo thread\n");
 		return 1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < c.rounds; i++) {
-		__atomic_store_n(&c.line, 2 * i + 1, __ATOMIC_RELEASE);
-		while (__atomic_load_n(&c.line, __ATOMIC_ACQUIRE) != 2 * i + 2)
-			;
+	for (k = 0, i = 0; k < chunks; k++) {
+		t0 = now_ns();
+		for (end = i + per; i < end; i++) {
+			__atomic_store_n(&c.line, 2 * i + 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&c.line, __ATOMIC_ACQUIRE) != 2 * i + 2)
+				;
+		}
+		chunk_ns[k] = (now_ns() - t0) / (double)per;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	pthread_join(th, NULL);
-	ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 +
-	     (double)(t1.tv_nsec - t0.tv_nsec);
-	printf("RESULT mode=c2c cpu_a=%d cpu_b=%d rounds=%llu ns_rt=%.0f\n",
-	       cpu_a, c.cpu_b, (unsigned long long)c.rounds,
-	       ns / (double)c.rounds);
+	qsort(chunk_ns, (size_t)chunks, sizeof(chunk_ns[0]), cmp_double);
+	med = chunks % 2 ? chunk_ns[chunks / 2] :
+	      (chunk_ns[chunks / 2 - 1] + chunk_ns[chunks / 2]) / 2;
+	printf("RESULT mode=c2c cpu_a=%d cpu_b=%d rounds=%llu chunks=%d ns_rt=%.0f ns_med=%.0f ns_max=%.0f\n",
+	       cpu_a, c.cpu_b, (unsigned long long)c.rounds, chunks,
+	       chunk_ns[0], med, chunk_ns[chunks - 1]);
 	return 0;
 }

@@ -15,6 +15,15 @@
 #   --poll-us 50; testpmd always busy-polls.  Each repetition runs the three
 #   back to back (order rotated), every point with a fresh pair of guests.
 #
+#   Placement: on a VM the host may put the two vCPUs close (cache-line
+#   round trip ~80 ns) or far apart (~350 ns) and move them at any time;
+#   that alone changes rates severalfold.  bench/c2c runs just before and
+#   just after every point (back end paused) and labels it fast (both below
+#   C2C_SLOW_NS), slow (both at or above) or mixed.  The headline table
+#   compares back ends state for state only (fast with fast, slow with
+#   slow); mixed points, and "disturbed" ones (CPU wait above QUIET_PCT
+#   even after the retries: other jobs), are shown but never in a ratio.
+#
 # Usage: bench/run.sh [--quick] [--reps N] [--seconds S] [--no-install]
 #   --quick       1 repetition of 0.5 s points (a smoke run, ~1 minute)
 #   --reps N      repetitions (default 3); medians are reported
@@ -23,6 +32,8 @@
 #   --from-raw F  only print the tables for raw RESULT lines in F (e.g. the
 #                 block at the end of a results file)
 #   BUILD=dir     build directory (default build-bench; built with make O=)
+#   C2C_SLOW_NS=n c2c round trip (ns) from which a point counts as slow
+#                 (default 200; also applies with --from-raw)
 #
 # Prints a table, writes bench/results/<date>.md (raw RESULT lines at the
 # end).  Exit 1 if any point failed (nothing delivered, corrupt frames,
@@ -43,6 +54,7 @@ MAX_TRIES=3		# attempts of a disturbed point
 QUIET_PCT=10		# CPU wait (% of the window) that counts as disturbed
 RETRY_BUDGET_S=420	# no more retries after this many seconds
 WARMUP_MS=300
+C2C_SLOW_NS=${C2C_SLOW_NS:-200}	# c2c ns_rt from which placement is "slow"
 INSTALL=1
 QUICK=0
 FROM_RAW=
@@ -73,7 +85,7 @@ log() { echo "== $*" >&2; }
 # Medians over repetitions of each (back end, mode, size); one markdown
 # table for throughput, one for request/response, one of ratios.
 summarize() {
-	awk '
+	awk -v slow="$C2C_SLOW_NS" -v quiet="$QUIET_PCT" -v cpua="$CPU_BENCH" -v cpub="$CPU_FWD" '
 	function med(list,   n, a, i, j, t) {
 		n = split(list, a, " ")
 		if (!n) return ""
@@ -107,6 +119,23 @@ summarize() {
 		key = be SUBSEP kv["mode"] SUBSEP kv["size"]
 		if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
 		fail[key] += ($NF == "FAILED")
+		# Placement of this point: c2c just before and just after it.
+		st = "?"
+		if (("c2c_pre" in kv) && ("c2c_post" in kv)) {
+			f0 = kv["c2c_pre"] + 0 < slow; f1 = kv["c2c_post"] + 0 < slow
+			st = f0 && f1 ? "fast" : (!f0 && !f1 ? "slow" : "mixed")
+		}
+		# Still waiting for a CPU after the retries: it measured the
+		# neighbours whatever the placement.
+		if (kv["fwd_wait_pct"] + 0 > quiet || kv["bench_wait_pct"] + 0 > quiet)
+			st = "disturbed"
+
+		stl[rk] = stl[rk] substr(st, 1, 1)
+		if ($NF != "FAILED") {
+			sv[key, st] = sv[key, st] " " (kv["mode"] == "tput" ? kv["mpps"] : kv["rtt_per_s"])
+			sn[key, st]++
+			nst[st]++
+		}
 		if (kv["mode"] == "tput") {
 			cpu = kv["win_s"] + 0 > 0 ? 100 * kv["cpu_fwd_s"] / kv["win_s"] : 0
 			dp = kv["sent"] + 0 > 0 ? 100 * kv["drops"] / kv["sent"] : 0
@@ -139,11 +168,54 @@ summarize() {
 		if (!(k0 in seen) || !(k5 in seen)) return "-"
 		return a0 >= a5 ? "p0" : "p50"
 	}
+	# cell(k, st, fmt): median (n) of state st, or the values for mixed
+	function cell(k, st, fmt,   n, a, i, o) {
+		if (!((k, st) in sn)) return "-"
+		if (st == "fast" || st == "slow")
+			return sprintf(fmt " (n=%d)", med(sv[k, st]), sn[k, st])
+		n = split(sv[k, st], a, " ")
+		for (i = 1; i <= n; i++) o = o (i > 1 ? ", " : "") sprintf(fmt, a[i])
+		return o
+	}
+	# sratio(k, kt, st): state-for-state ratio, "-" unless both have it
+	function sratio(k, kt, st,   t) {
+		if (st != "fast" && st != "slow") return "-"
+		if (!((k, st) in sn) || !((kt, st) in sn)) return "-"
+		t = med(sv[kt, st])
+		return t > 0 ? sprintf("%.2f", med(sv[k, st]) / t) : "-"
+	}
 	END {
 		split("64 256 1514 9000 tso65214", ts, " ")
 		split("64 256 1024", rs, " ")
 		split("vhostd-p0 vhostd-p50 testpmd", bes, " ")
-		printf "### One-way throughput A -> B (medians)\n\n"
+		split("fast slow mixed disturbed ?", sts, " ")
+		printf "### Headline: vhostd / testpmd, state for state (same vCPU placement)\n\n"
+		printf "Each point is labelled by bench/c2c (CPU%s<->CPU%s cache-line round trip, back end\n", cpua, cpub
+		printf "paused) just before and just after it: **fast** both < %d ns, **slow** both >= %d ns,\n", slow, slow
+		printf "**mixed** they disagree (the host moved the vCPUs during the point).  Medians per\n"
+		printf "back end and state with n = samples; ratios only fast/fast and slow/slow (>1: vhostd\n"
+		printf "better).  **disturbed**: the forwarder or the bench waited for a CPU more than\n"
+		printf "%d%% of the window even after retries (other jobs), whatever the placement.  Mixed\n", quiet
+		printf "and disturbed samples are listed but in no ratio; failed points are left out.\n"
+		printf "Points: %d fast, %d slow, %d mixed, %d disturbed%s.\n\n", nst["fast"], nst["slow"],
+			nst["mixed"], nst["disturbed"],
+			nst["?"] ? sprintf(", %d unlabelled (no c2c)", nst["?"]) : ""
+		printf "| point | state | testpmd | vhostd-p0 | vhostd-p50 | p0 / testpmd | p50 / testpmd |\n"
+		printf "|---|---|---:|---:|---:|---:|---:|\n"
+		for (s = 1; s <= 8; s++) {
+			if (s <= 5) { md = "tput"; sz = ts[s]; what = "Mpps"; fmt = "%.3f" }
+			else { md = "rr"; sz = rs[s - 5]; what = "round trips/s"; fmt = "%.0f" }
+			kt = row_key("testpmd", md, sz)
+			k0 = row_key("vhostd-p0", md, sz); k5 = row_key("vhostd-p50", md, sz)
+			for (j = 1; j <= 5; j++) {
+				st = sts[j]
+				if (!((kt, st) in sn) && !((k0, st) in sn) && !((k5, st) in sn)) continue
+				printf "| %s %s %s | %s | %s | %s | %s | %s | %s |\n", md, sz, what, st,
+					cell(kt, st, fmt), cell(k0, st, fmt), cell(k5, st, fmt),
+					sratio(k0, kt, st), sratio(k5, kt, st)
+			}
+		}
+		printf "\n### One-way throughput A -> B (medians)\n\n"
 		printf "| frame | back end | Mpps | Gbit/s | %% of memcpy (DRAM) | fwd cycles/pkt | fwd CPU %% | drops %% | A ring full %% | CPU wait %% fwd/bench |\n"
 		printf "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 		for (s = 1; s <= 5; s++) for (b = 1; b <= 3; b++) {
@@ -172,7 +244,9 @@ summarize() {
 				med(v["cyc", k]), med(v["cpu", k]), med(v["lost", k]),
 				med(v["fw", k]), med(v["bw", k])
 		}
-		printf "\n### vhostd / testpmd ratios (>1: vhostd better, except cycles: <1 better)\n\n"
+		printf "\n### vhostd / testpmd ratios, all placements mixed together (>1: vhostd better, except cycles: <1 better)\n\n"
+		printf "Medians over every sample whatever the placement: on a VM whose host moves the\n"
+		printf "vCPUs these mix states; read the state-for-state table above instead.\n\n"
 		printf "| point | vhostd-p0 | vhostd-p50 | best vhostd mode |\n|---|---:|---:|---|\n"
 		for (s = 1; s <= 5; s++) {
 			kt = row_key("testpmd", "tput", ts[s])
@@ -196,21 +270,23 @@ summarize() {
 				ratio(t, k0, med(v["p50", k0])), ratio(t, k5, med(v["p50", k5]))
 		}
 		printf "\n### Per repetition, with the CPU0<->CPU1 cache-line round trip\n\n"
-		printf "c2c: bench/c2c just before the back end started / after it stopped.\n\n"
-		printf "| back end | rep | c2c ns | tput 64 Mpps | tput 1514 Mpps | rr 64 round trips/s |\n"
-		printf "|---|---:|---|---:|---:|---:|\n"
+		printf "c2c: bench/c2c just before the back end started / after it stopped.\n"
+		printf "Point states: f(ast) s(low) m(ixed) d(isturbed) per point in run order (tput 64 256 1514\n"
+		printf "9000 tso, rr 64 256 1024).\n\n"
+		printf "| back end | rep | c2c ns | point states | tput 64 Mpps | tput 1514 Mpps | rr 64 round trips/s |\n"
+		printf "|---|---:|---|---|---:|---:|---:|\n"
 		for (i = 1; i <= nr; i++) {
 			split(rkeys[i], q, SUBSEP)
 			if (q[1] == "memcpy") continue
-			printf "| %s | %s | %s | %s | %s | %s |\n", q[1], q[2], c2c[rkeys[i]],
-				per[rkeys[i], "64"], per[rkeys[i], "1514"], per[rkeys[i], "rr"]
+			printf "| %s | %s | %s | %s | %s | %s | %s |\n", q[1], q[2], c2c[rkeys[i]],
+				stl[rkeys[i]], per[rkeys[i], "64"], per[rkeys[i], "1514"], per[rkeys[i], "rr"]
 		}
 	}' "$1"
 }
 
 if [ -n "$FROM_RAW" ]; then
 	# Lines of a results file's raw block, or of raw.txt.
-	grep RESULT "$FROM_RAW" >/tmp/vbench-raw.$$ && summarize /tmp/vbench-raw.$$
+	grep " RESULT mode=" "$FROM_RAW" >/tmp/vbench-raw.$$ && summarize /tmp/vbench-raw.$$
 	rc=$?
 	rm -f /tmp/vbench-raw.$$
 	exit $rc
@@ -248,7 +324,9 @@ FAILS=$TMP/fails.txt
 : >"$FAILS"
 FWD_PID=
 cleanup() {
-	[ -n "$FWD_PID" ] && kill "$FWD_PID" 2>/dev/null && wait "$FWD_PID" 2>/dev/null
+	# CONT: a TERM stays pending on a process stopped by c2c_now.
+	[ -n "$FWD_PID" ] && kill "$FWD_PID" 2>/dev/null &&
+		kill -CONT "$FWD_PID" 2>/dev/null && wait "$FWD_PID" 2>/dev/null
 	exec 7>&- 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -326,6 +404,29 @@ c2c_probe() {
 	"$C2C" --cpu-a $CPU_BENCH --cpu-b $CPU_FWD | sed "s/^/$1 $2 /" >>"$RAW"
 }
 
+# c2c_now -> ns_rt of one bench/c2c run between two points.  The back end
+# is stopped meanwhile (no guest is attached then): testpmd's busy-polling
+# lcore on CPU_FWD would otherwise share the CPU with the echo thread.
+c2c_now() {
+	local ns
+	[ -n "$FWD_PID" ] && kill -STOP "$FWD_PID" 2>/dev/null
+	ns=$("$C2C" --cpu-a $CPU_BENCH --cpu-b $CPU_FWD |
+		sed -n 's/.* ns_rt=\([0-9]*\).*/\1/p')
+	[ -n "$FWD_PID" ] && kill -CONT "$FWD_PID" 2>/dev/null
+	echo "${ns:-0}"
+}
+
+# state_of PRE POST -> fast, slow or mixed (see C2C_SLOW_NS)
+state_of() {
+	if [ "$1" -lt "$C2C_SLOW_NS" ] && [ "$2" -lt "$C2C_SLOW_NS" ]; then
+		echo fast
+	elif [ "$1" -ge "$C2C_SLOW_NS" ] && [ "$2" -ge "$C2C_SLOW_NS" ]; then
+		echo slow
+	else
+		echo mixed
+	fi
+}
+
 # max_wait "RESULT ..." -> the larger of fwd_wait_pct and bench_wait_pct
 max_wait() {
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(fwd|bench)_wait_pct=/) {
@@ -339,20 +440,26 @@ max_wait() {
 # waited for a CPU more than QUIET_PCT % of the window measured the
 # neighbours: it is run again (up to MAX_TRIES, while the retry budget
 # lasts) and the least disturbed attempt is kept, with its wait shown.
+# Every attempt is bracketed by c2c_now; the kept one carries its pair
+# (c2c_pre, c2c_post) and state in its RESULT line.
 point() {
 	local out rc w try best_out= best_rc= best_w=1000 best_err= why
+	local pre post best_c2c=
 	for try in $(seq "$MAX_TRIES"); do
+		pre=$(c2c_now)
 		out=$(taskset -c $CPU_BENCH "$VBENCH" "$3" --a "$TMP/A.sock" \
 			--b "$TMP/B.sock" --size "$4" --seconds "$SECONDS_PT" \
 			--warmup-ms "$WARMUP_MS" --fwd-pid "$FWD_PID" \
 			--label "$1" 2>"$TMP/err")
 		rc=$?
+		post=$(c2c_now)
 		out=$(grep RESULT <<<"$out")
 		w=$(max_wait "$out")
 		# Prefer a success, then the least waiting.
 		if [ -z "$best_rc" ] || { [ "$rc" = 0 ] && [ "$best_rc" != 0 ]; } ||
 		   { [ "$rc" = "$best_rc" ] && awk "BEGIN { exit !($w < $best_w) }"; }; then
 			best_out=$out best_rc=$rc best_w=$w
+			best_c2c="c2c_pre=$pre c2c_post=$post state=$(state_of "$pre" "$post")"
 			best_err=$(tr '\n' ' ' <"$TMP/err")
 		fi
 		[ "$rc" = 3 ] && break
@@ -361,9 +468,9 @@ point() {
 		sleep 1
 	done
 	if [ "$best_rc" = 0 ]; then
-		echo "$1 $2 $best_out tries=$try" >>"$RAW"
-		printf '   %-10s rep %s %-4s %-5s ok (tries %s, cpu wait %s%%)\n' \
-			"$1" "$2" "$3" "$4" "$try" "$best_w" >&2
+		echo "$1 $2 $best_out $best_c2c tries=$try" >>"$RAW"
+		printf '   %-10s rep %s %-4s %-5s ok (tries %s, cpu wait %s%%, %s)\n' \
+			"$1" "$2" "$3" "$4" "$try" "$best_w" "${best_c2c//c2c_/}" >&2
 		return
 	fi
 	why=$best_err
@@ -376,7 +483,7 @@ point() {
 	echo "$1 rep $2 $3 $4: $why" >>"$FAILS"
 	printf '   %-10s rep %s %-4s %-5s FAILED: %s\n' "$1" "$2" "$3" "$4" "$why" >&2
 	# Keep the partial numbers (e.g. 0 delivered) for the table.
-	[ -n "$best_out" ] && echo "$1 $2 $best_out tries=$try FAILED" >>"$RAW"
+	[ -n "$best_out" ] && echo "$1 $2 $best_out $best_c2c tries=$try FAILED" >>"$RAW"
 }
 
 # ---- run ---------------------------------------------------------------------
@@ -444,6 +551,7 @@ git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || REV="$REV+dirty(src)"
 	echo "more than a few percent measure the neighbours, not the forwarder; such"
 	echo "points were retried (up to $MAX_TRIES tries) and the least disturbed kept."
 	echo "Load average at start: $LOAD0; at end: $(cut -d' ' -f1-3 /proc/loadavg)."
+	echo "Placement: c2c before/after every point, slow from $C2C_SLOW_NS ns (see the headline table)."
 	echo
 	summarize "$RAW"
 	echo
@@ -462,7 +570,7 @@ git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || REV="$REV+dirty(src)"
 } >"$RES"
 
 echo
-sed -n '/^### One-way/,/^<details>/p' "$RES" | grep -v '^<details>'
+sed -n '/^### Headline/,/^<details>/p' "$RES" | grep -v '^<details>'
 echo "results: $RES"
 [ -s "$FAILS" ] && exit 1
 exit 0
