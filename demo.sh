@@ -51,12 +51,7 @@ cleanup() {
 	bold "Cleaning up"
 	vg_stop_all
 	if [ -n "$VHOSTD_PID" ]; then
-		kill -TERM "$VHOSTD_PID" 2>/dev/null || true
-		for _ in $(seq 30); do
-			kill -0 "$VHOSTD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$VHOSTD_PID" 2>/dev/null || true
+		vg_kill_pid "$VHOSTD_PID" 30
 		wait "$VHOSTD_PID" 2>/dev/null || true
 	fi
 	[ $NS_MADE = 1 ] && ip netns del "$NS" 2>/dev/null

@@ -183,20 +183,25 @@ vg_run() {
 	done
 }
 
+# vg_kill_pid PID TRIES: SIGTERM a PID we started, give it TRIES tenths of
+# a second to exit, then SIGKILL it.
+vg_kill_pid() {
+	local pid=$1 tries=$2 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for i in $(seq "$tries"); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
 # vg_stop NAME: kill the QEMU we started (by its -pidfile PID) and wait for it.
 vg_stop() {
 	local name=$1 pid
 	pid=$(cat "$VG_DIR/$name.pid" 2>/dev/null || true)
 	[ -n "$pid" ] || pid=${VG_PID[$name]:-}
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -TERM "$pid" 2>/dev/null || true
-		local i
-		for i in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
+	[ -n "$pid" ] && vg_kill_pid "$pid" 50
 	# Reap our background job (the ip-netns-exec'd QEMU) if it is ours.
 	[ -n "${VG_PID[$name]:-}" ] && wait "${VG_PID[$name]}" 2>/dev/null || true
 	unset "VG_PID[$name]"
