@@ -22,8 +22,8 @@
 #define PORT_VHOST_RX_BUFS	64	/* RX buffers one frame may span */
 #define PORT_VHOST_RXQ		0
 #define PORT_VHOST_TXQ		1
-/* readv() takes at most UIO_MAXIOV (1024) segments. */
-#define PORT_DIRECT_IOV_MAX	1024
+/* One readv(): our virtio-net header, then a frame that fits a pkt. */
+#define PORT_DIRECT_IOV_MAX	(1 + PKT_IOV_MAX)
 #define PORT_DIRECT_HDR_LEN	sizeof(struct virtio_net_hdr_v1)
 #define PORT_DIRECT_BUF_LEN	(PORT_DIRECT_HDR_LEN + PKT_FRAME_MAX)
 
@@ -109,6 +109,7 @@ struct port_vhost {
  * @eth:	the Ethernet header lands here: what the switch decides on
  *		(learning, steering check) is never guest-writable memory
  * @iov:	scratch for building one readv()
+ * @why:	enum stats_direct reason of the last fallback
  *
  * Owned by the one worker that polls @fd.
  */
@@ -122,6 +123,7 @@ struct port_direct {
 	struct virtio_net_hdr_v1 vnet;
 	struct ethhdr eth;
 	struct iovec iov[PORT_DIRECT_IOV_MAX];
+	int why;
 };
 
 /**
