@@ -389,6 +389,7 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 	int rc;
 
 	t->steer.map_fd = -1;
+	t->steer.prog_fd = -1;
 	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (t->fd < 0) {
 		rc = -errno;
@@ -442,7 +443,12 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 	t->nq = 1;
 
 	if (t->mq) {
-		rc = tap_steer_open(&t->steer, t->fd);
+		rc = tap_steer_open(&t->steer);
+		if (!rc) {
+			rc = tap_steer_attach(&t->steer, t->fd);
+			if (rc < 0)
+				tap_steer_close(&t->steer, -1);
+		}
 		if (rc < 0) {
 			info("tap %s: no eBPF queue steering (%s): TAP -> "
 			     "guest copies twice", ifr.ifr_name,

@@ -86,32 +86,42 @@ static int tap_steer_load(int map_fd)
 		TS_MOV_IMM(BPF_REG_0, 0),
 		TS_EXIT(),
 	};
-	static char vlog[4096];
-	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		    .log_buf = vlog, .log_size = sizeof(vlog), .log_level = 1);
-	int fd;
+	static char vlog[8192];
+	struct bpf_prog_load_opts opts = {
+		.sz = sizeof(opts),
+		.log_buf = vlog,
+		.log_size = sizeof(vlog),
+		.log_level = 1,
+	};
+	int fd, rc;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "vhostd_steer", "GPL",
+			   insns, ARRAY_SIZE(insns), NULL);
+	if (fd >= 0)
+		return fd;
+	rc = -errno;
+	/* Once more with the verifier's log, for the reason. */
+	vlog[0] = '\0';
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "vhostd_steer", "GPL",
 			   insns, ARRAY_SIZE(insns), &opts);
-	if (fd < 0) {
-		fd = -errno;
-		debug("tap steering program refused: %s", vlog);
-	}
-	return fd;
+	if (fd >= 0)
+		return fd;
+	debug("tap steering program refused: %s", vlog);
+	return rc;
 }
 
 /**
- * tap_steer_open() - create the map, load and attach the program
+ * tap_steer_open() - create the map and load the program
  * @s:		state, zeroed
- * @tun_fd:	any queue fd of the TAP
  *
  * Return: 0 or -errno; on failure @s is closed (map_fd -1)
  */
-int tap_steer_open(struct tap_steer *s, int tun_fd)
+int tap_steer_open(struct tap_steer *s)
 {
-	int prog = -1, rc;
+	int rc;
 
 	s->map_fd = -1;
+	s->prog_fd = -1;
 	s->n = 0;
 	s->cur = calloc(FDB_SIZE, sizeof(*s->cur));
 	s->next = calloc(FDB_SIZE, sizeof(*s->next));
@@ -126,48 +136,54 @@ int tap_steer_open(struct tap_steer *s, int tun_fd)
 		s->map_fd = -1;
 		goto err;
 	}
-	prog = tap_steer_load(s->map_fd);
-	if (prog < 0) {
-		rc = prog;
+	s->prog_fd = tap_steer_load(s->map_fd);
+	if (s->prog_fd < 0) {
+		rc = s->prog_fd;
+		s->prog_fd = -1;
 		goto err;
 	}
-	if (ioctl(tun_fd, TUNSETSTEERINGEBPF, &prog) < 0) {
-		rc = -errno;
-		goto err;
-	}
-	close(prog);	/* tun holds its own reference */
 	return 0;
 
 err:
-	if (prog >= 0)
-		close(prog);
-	if (s->map_fd >= 0)
-		close(s->map_fd);
-	s->map_fd = -1;
-	free(s->cur);
-	free(s->next);
-	s->cur = s->next = NULL;
+	tap_steer_close(s, -1);
 	return rc;
 }
 
 /**
- * tap_steer_close() - detach the program and free the map
- * @s:		state (map_fd may be -1: nothing to do)
- * @tun_fd:	a queue fd of the TAP, still open
+ * tap_steer_attach() - make the TAP behind @tun_fd use the program
+ * @s:		state, open
+ * @tun_fd:	any queue fd of the TAP
+ *
+ * Return: 0 or -errno
+ */
+int tap_steer_attach(struct tap_steer *s, int tun_fd)
+{
+	if (ioctl(tun_fd, TUNSETSTEERINGEBPF, &s->prog_fd) < 0)
+		return -errno;
+	return 0;
+}
+
+/**
+ * tap_steer_close() - detach the program, free the map and the shadow
+ * @s:		state (fds may be -1: nothing to undo)
+ * @tun_fd:	a queue fd of the TAP the program is attached to, or -1
  */
 void tap_steer_close(struct tap_steer *s, int tun_fd)
 {
 	int none = -1;
 
-	if (s->map_fd < 0)
-		return;
 	/* A persistent TAP keeps its program after we are gone; the next
 	 * multi-queue user must not inherit our steering.
 	 */
-	if (tun_fd >= 0 && ioctl(tun_fd, TUNSETSTEERINGEBPF, &none) < 0)
+	if (tun_fd >= 0 && s->prog_fd >= 0 &&
+	    ioctl(tun_fd, TUNSETSTEERINGEBPF, &none) < 0)
 		debug("tap: cannot detach steering program: %s",
 		      strerror(errno));
-	close(s->map_fd);
+	if (s->prog_fd >= 0)
+		close(s->prog_fd);
+	if (s->map_fd >= 0)
+		close(s->map_fd);
+	s->prog_fd = -1;
 	s->map_fd = -1;
 	free(s->cur);
 	free(s->next);

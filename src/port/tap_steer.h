@@ -27,6 +27,7 @@ struct tap_steer_ent {
 /**
  * struct tap_steer - a TAP's steering program and map
  * @map_fd:	BPF hash map MAC -> queue, -1 when steering is off
+ * @prog_fd:	the steering program, -1 when steering is off
  * @n:		entries in @cur
  * @cur:	what the map holds, sorted by key (FDB_SIZE entries)
  * @next:	scratch for the next sync (FDB_SIZE entries)
@@ -35,22 +36,26 @@ struct tap_steer_ent {
  */
 struct tap_steer {
 	int map_fd;
+	int prog_fd;
 	unsigned int n;
 	struct tap_steer_ent *cur;
 	struct tap_steer_ent *next;
 };
 
 /*
- * tap_steer_open()	create the map, load the program, attach it to the
- *			tun device behind @tun_fd.  0 or -errno (no BPF, old
- *			kernel, no privileges): steering off, @s->map_fd -1.
+ * tap_steer_open()	create the map and load the program.  0 or -errno
+ *			(no BPF, old kernel, no privileges): @s closed,
+ *			@s->map_fd -1.
+ * tap_steer_attach()	make the tun device behind @tun_fd use it
+ *			(TUNSETSTEERINGEBPF).  0 or -errno.
  * tap_steer_sync()	make the map say: every MAC the switch learned on
  *			port i goes to queue @port_queue[i] (0: none), for
  *			i < @nports.  Adds, moves and removes entries.
- * tap_steer_close()	detach the program from @tun_fd (a persistent TAP
- *			outlives us) and free everything.
+ * tap_steer_close()	detach the program from @tun_fd (unless -1: a
+ *			persistent TAP outlives us) and free everything.
  */
-int tap_steer_open(struct tap_steer *s, int tun_fd);
+int tap_steer_open(struct tap_steer *s);
+int tap_steer_attach(struct tap_steer *s, int tun_fd);
 void tap_steer_sync(struct tap_steer *s, const uint16_t *port_queue,
 		    unsigned int nports);
 void tap_steer_close(struct tap_steer *s, int tun_fd);
