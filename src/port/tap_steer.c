@@ -6,7 +6,7 @@
  * tun calls the steering program from its ndo_select_queue for every
  * frame the kernel transmits on the TAP, with skb->data at the Ethernet
  * header; the program's return value modulo the number of queues is the
- * queue.  Ours is a dozen instructions, written out here as struct
+ * queue.  Ours is twenty instructions, written out here as struct
  * bpf_insn so building vhostd needs no BPF compiler:
  *
  *	key = 0;  bpf_skb_load_bytes_relative(skb, 0, &key, 6, MAC header)
