@@ -51,15 +51,18 @@ $(O)/libvdrv.a: $(VDRV_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
+# The daemon loads its TAP queue-steering program with libbpf.
+DAEMON_LIBS = -lbpf
+
 $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
 $(O)/vhostctl: $(O)/cli/vhostctl.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 # Unit tests link the daemon's library (they test its modules).
 $(O)/tests/test_%: $(O)/tests/unit/test_%.o $(O)/libvhostd.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS)
 
 # Integration tests and benchmarks are "guests": they link only the
 # driver-side library, never the daemon's ring or protocol code.
@@ -77,7 +80,7 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -pthread \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 $(O)/fuzz/%: tests/fuzz/%.c $(DAEMON_SRCS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $^
+	clang $(FUZZ_CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
 fuzz: $(FUZZ_BINS)
 

@@ -179,8 +179,16 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 			ctl_printf(b, "%s\"%s\":%llu", d ? "," : "",
 				   stats_drop_names[d],
 				   (unsigned long long)stats_read(&s->drops[d]));
-		ctl_printf(b, "},\"violations\":%llu}",
-			   (unsigned long long)stats_read(&s->violations));
+		ctl_printf(b, "},\"violations\":%llu,\"direct\":"
+			   "{\"packets\":%llu,\"fallback\":{",
+			   (unsigned long long)stats_read(&s->violations),
+			   (unsigned long long)stats_read(&s->direct_packets));
+		for (d = 0; d < STATS_DIRECT_COUNT; d++)
+			ctl_printf(b, "%s\"%s\":%llu", d ? "," : "",
+				   stats_direct_names[d],
+				   (unsigned long long)
+				   stats_read(&s->direct_fallbacks[d]));
+		ctl_printf(b, "}}}");
 		first = false;
 	}
 	ctl_printf(b, "%s]}\n", first ? "" : "\n");
@@ -254,6 +262,8 @@ static const struct ctl_metric ctl_metrics[] = {
 	  offsetof(struct port_stats, tx_bytes) },
 	{ "violations_total", "Protocol or ring violations by the peer.",
 	  offsetof(struct port_stats, violations) },
+	{ "direct_packets_total", "Frames read from a TAP straight into "
+	  "a guest's buffers.", offsetof(struct port_stats, direct_packets) },
 };
 
 /**
@@ -329,6 +339,25 @@ static int ctl_cmd_metrics(struct ctl_buf *b)
 				   stats_drop_names[d],
 				   (unsigned long long)
 				   stats_read(&p->stats.drops[d]));
+		}
+	}
+
+	ctl_printf(b, "# HELP vhostd_port_direct_fallbacks_total Frames "
+		   "of a steered TAP queue that took the bounce buffer, by "
+		   "reason.\n"
+		   "# TYPE vhostd_port_direct_fallbacks_total counter\n");
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+
+		if (!p)
+			continue;
+		for (d = 0; d < STATS_DIRECT_COUNT; d++) {
+			ctl_printf(b, "vhostd_port_direct_fallbacks_total");
+			ctl_prom_port_labels(b, p);
+			ctl_printf(b, ",reason=\"%s\"} %llu\n",
+				   stats_direct_names[d],
+				   (unsigned long long)
+				   stats_read(&p->stats.direct_fallbacks[d]));
 		}
 	}
 

@@ -22,3 +22,16 @@ const char *const stats_drop_names[STATS_DROP_COUNT] = {
 
 _Static_assert(STATS_DROP_OFFLOAD + 1 == STATS_DROP_COUNT,
 	       "a new drop reason needs a name in stats_drop_names[]");
+
+/* Indexed by enum stats_direct; same rules as stats_drop_names[]. */
+const char *const stats_direct_names[STATS_DIRECT_COUNT] = {
+	[STATS_DIRECT_NO_MRG]		= "no_mrg",
+	[STATS_DIRECT_DOWN]		= "down",
+	[STATS_DIRECT_NO_BUFFER]	= "no_buffer",
+	[STATS_DIRECT_STEER]		= "steer",
+	[STATS_DIRECT_OFFLOAD]		= "offload",
+	[STATS_DIRECT_MTU]		= "mtu",
+};
+
+_Static_assert(STATS_DIRECT_MTU + 1 == STATS_DIRECT_COUNT,
+	       "a new direct fallback reason needs a name");

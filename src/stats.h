@@ -34,6 +34,34 @@ enum stats_drop {
 extern const char *const stats_drop_names[STATS_DROP_COUNT];
 
 /**
+ * enum stats_direct - why a frame read from a TAP queue steered to one
+ *		       guest did not go straight into that guest's buffers
+ *		       (doc/architecture.md, "TAP -> guest")
+ * @STATS_DIRECT_NO_MRG:	the guest did not negotiate MRG_RXBUF
+ * @STATS_DIRECT_DOWN:		the guest's RX queue was not running
+ * @STATS_DIRECT_NO_BUFFER:	the guest had posted too few RX buffers to
+ *				hold the largest frame the TAP may hand over
+ * @STATS_DIRECT_STEER:		the MAC table no longer sends the frame to
+ *				that guest (moved, aged, group address)
+ * @STATS_DIRECT_OFFLOAD:	the guest cannot take the frame whole (needs
+ *				a software checksum or segmentation, or the
+ *				metadata is unusable)
+ * @STATS_DIRECT_MTU:		larger than the guest's MTU
+ * @STATS_DIRECT_COUNT:		number of reasons
+ */
+enum stats_direct {
+	STATS_DIRECT_NO_MRG,
+	STATS_DIRECT_DOWN,
+	STATS_DIRECT_NO_BUFFER,
+	STATS_DIRECT_STEER,
+	STATS_DIRECT_OFFLOAD,
+	STATS_DIRECT_MTU,
+	STATS_DIRECT_COUNT,
+};
+
+extern const char *const stats_direct_names[STATS_DIRECT_COUNT];
+
+/**
  * struct port_stats - counters of one port, seen from the port
  * @rx_packets:	frames received from the port's peer (into the switch)
  * @rx_bytes:	their bytes
@@ -41,6 +69,10 @@ extern const char *const stats_drop_names[STATS_DROP_COUNT];
  * @tx_bytes:	their bytes
  * @drops:	frames lost, by reason (either direction)
  * @violations:	guest/peer protocol or ring violations
+ * @direct_packets: frames read from a TAP straight into a guest's RX
+ *		buffers (one copy); counted on the TAP and on the guest
+ * @direct_fallbacks: frames of a steered TAP queue that took the bounce
+ *		buffer path instead, by reason; counted on both as well
  */
 struct port_stats {
 	uint64_t rx_packets;
@@ -49,6 +81,8 @@ struct port_stats {
 	uint64_t tx_bytes;
 	uint64_t drops[STATS_DROP_COUNT];
 	uint64_t violations;
+	uint64_t direct_packets;
+	uint64_t direct_fallbacks[STATS_DIRECT_COUNT];
 };
 
 static inline void stats_add(uint64_t *ctr, uint64_t v)

@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* port_tap.c - a TAP interface as a switch port
  *
- * Owns one /dev/net/tun fd opened with IFF_TAP | IFF_NO_PI | IFF_VNET_HDR,
- * so every frame crossing it carries a 12-byte virtio_net_hdr_v1: the same
- * metadata struct pkt carries, mapped 1:1.  Frames read from the kernel
- * land in buffers allocated once at open; frames to the kernel are one
- * writev() each, straight from the source's buffers (single copy).
+ * Owns a /dev/net/tun device opened with IFF_TAP | IFF_NO_PI |
+ * IFF_VNET_HDR | IFF_MULTI_QUEUE, so every frame crossing it carries a
+ * 12-byte virtio_net_hdr_v1: the same metadata struct pkt carries, mapped
+ * 1:1.  Frames to the kernel are one writev() each on queue 0, straight
+ * from the source's buffers (single copy).
+ *
+ * Frames from the kernel: queue 0 takes everything the steering program
+ * (tap_steer.c) does not send elsewhere -- broadcast, multicast, unknown
+ * and host-side MACs -- and reads it into buffers allocated once at open,
+ * then switch_forward() copies it to its destinations.  Each vhost-user
+ * guest gets a queue of its own (opened at open or, for later ports, by
+ * the one-second timer), steered by the guest's learned MACs; the worker
+ * polling it reads each frame straight into that guest's RX buffers
+ * (port_vhost_rx_direct()), one copy.  Without eBPF or multi-queue
+ * support (old kernel, no privileges, a persistent single-queue TAP) the
+ * port logs it once and runs on queue 0 alone, as before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,12 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_tun.h>
 
 #include "port.h"
+#include "port_vhost.h"
+#include "tap_steer.h"
 #include "../net/gso.h"
 #include "../log.h"
 #include "../switch.h"
@@ -28,6 +42,9 @@
 #define TAP_VNET_HDR_LEN	12	/* sizeof(struct virtio_net_hdr_v1) */
 #define TAP_FRAME_MAX		PKT_FRAME_MAX
 #define TAP_BUF_LEN		(TAP_VNET_HDR_LEN + TAP_FRAME_MAX)
+#define TAP_QUEUES_MAX		(1 + SWITCH_PORTS_MAX)	/* tun allows 256 */
+#define TAP_DIRECT_BUFS		8	/* bounce buffers of a guest's queue */
+#define TAP_IFF			(IFF_TAP | IFF_NO_PI | IFF_VNET_HDR)
 
 /* Newer than Debian 12's uapi headers (Linux 6.2). */
 #ifndef TUN_F_USO4
@@ -47,28 +64,64 @@ _Static_assert(sizeof(struct virtio_net_hdr_v1) == TAP_VNET_HDR_LEN,
 	       "TUNSETVNETHDRSZ must match struct pkt's header");
 
 /**
- * struct tap_priv - state of one TAP port (port->priv)
- * @fd:		the tun fd, non-blocking
+ * struct tap_queue - one tun queue and what its worker reads into
+ * @fd:		the queue's fd, non-blocking
+ * @idx:	tun's queue index (attach order), also the worker cookie
  * @worker:	worker polling @fd
+ * @dst:	queues >= 1: index of the guest port the queue is steered to
+ * @nbufs:	receive buffers in @bufs
+ * @bufs:	@nbufs buffers of TAP_BUF_LEN bytes; @direct.bounce is the
+ *		first (used only between reads, by the same worker)
+ * @pkts:	descriptors of the frames in @bufs for one burst
+ * @pktv:	pointers to @pkts, as switch_forward() takes them
+ * @direct:	queues >= 1: the direct reader's state
+ *
+ * Everything but @fd, @idx and @dst is the polling worker's.
+ */
+struct tap_queue {
+	int fd;
+	unsigned int idx;
+	unsigned int worker;
+	unsigned int dst;
+	unsigned int nbufs;
+	uint8_t *bufs;
+	struct pkt pkts[SWITCH_BURST];
+	struct pkt *pktv[SWITCH_BURST];
+	struct port_direct direct;
+};
+
+/**
+ * struct tap_priv - state of one TAP port (port->priv)
+ * @fd:		queue 0's fd: writes to the kernel go here
  * @src_feat:	offloads enabled with TUNSETOFFLOAD, as virtio-net HOST_*
  *		feature bits (struct pkt's @src_feat)
  * @closing:	set by close before it waits for @users to drain
  * @users:	workers inside poll or xmit; close waits for zero, so it
- *		never frees buffers or closes @fd under a running burst
- * @bufs:	SWITCH_BURST receive buffers of TAP_BUF_LEN bytes (one
- *		allocation, one release in close); poll-side only
- * @pkts:	descriptors of the frames in @bufs for one burst
- * @pktv:	pointers to @pkts, as switch_forward() takes them
+ *		never frees buffers or closes an fd under a running burst
+ * @ifname:	the interface's name, for attaching more queues
+ * @mq:		multi-queue with eBPF steering is on
+ * @offload:	offload=on was asked for
+ * @frame_max:	largest frame the kernel may hand us (MTU-sized with
+ *		offloads off); control writes, direct readers read
+ * @nq:		queues set up in @q; stored with release after the queue
+ *		is complete, so a worker sees whole queues only
+ * @q:		the queues, @q[0] the flood/unknown one
+ * @port_queue:	queue steered to each port index, 0 = none (control)
+ * @steer:	the steering program's map (control)
  */
 struct tap_priv {
 	int fd;
-	unsigned int worker;
 	uint64_t src_feat;
 	bool closing;
 	unsigned int users __cacheline_aligned;
-	uint8_t *bufs __cacheline_aligned;
-	struct pkt pkts[SWITCH_BURST];
-	struct pkt *pktv[SWITCH_BURST];
+	char ifname[IFNAMSIZ] __cacheline_aligned;
+	bool mq;
+	bool offload;
+	uint32_t frame_max;
+	unsigned int nq;
+	struct tap_queue *q[TAP_QUEUES_MAX];
+	uint16_t port_queue[SWITCH_PORTS_MAX];
+	struct tap_steer steer;
 };
 
 /**
@@ -142,6 +195,185 @@ static int tap_set_offload(struct tap_priv *t, const char *ifname,
 }
 
 /**
+ * tap_queue_new() - receive state for queue @idx on @fd
+ * @p:		port
+ * @t:		its state
+ * @fd:		queue fd
+ * @idx:	queue index
+ * @nbufs:	receive buffers (<= SWITCH_BURST)
+ *
+ * Return: the queue, or NULL without memory
+ */
+static struct tap_queue *tap_queue_new(struct port *p, struct tap_priv *t,
+				       int fd, unsigned int idx,
+				       unsigned int nbufs)
+{
+	struct tap_queue *q = calloc(1, sizeof(*q));
+	unsigned int i;
+
+	if (!q)
+		return NULL;
+	q->bufs = malloc((size_t)nbufs * TAP_BUF_LEN);
+	if (!q->bufs) {
+		free(q);
+		return NULL;
+	}
+	q->fd = fd;
+	q->idx = idx;
+	q->nbufs = nbufs;
+	for (i = 0; i < SWITCH_BURST; i++)
+		q->pktv[i] = &q->pkts[i];
+	q->direct.fd = fd;
+	q->direct.src = p;
+	q->direct.src_feat = t->src_feat;
+	q->direct.frame_max = t->frame_max;
+	q->direct.bounce = q->bufs;
+	return q;
+}
+
+/**
+ * tap_queue_free() - release what tap_queue_new() allocated
+ * @q:		queue (may be NULL)
+ */
+static void tap_queue_free(struct tap_queue *q)
+{
+	if (!q)
+		return;
+	free(q->bufs);
+	free(q);
+}
+
+/**
+ * tap_frame_max() - largest frame the kernel may hand us now
+ * @t:		state
+ *
+ * With offloads on, a 64 KiB GSO frame; with them off, the interface's
+ * MTU plus Ethernet header and one VLAN tag, which is what a direct read
+ * must find room for in a guest's buffers.
+ *
+ * Return: bytes, without the virtio-net header
+ */
+static uint32_t tap_frame_max(const struct tap_priv *t)
+{
+	struct ifreq ifr;
+	int s, rc;
+
+	if (t->src_feat)
+		return TAP_FRAME_MAX;
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return TAP_FRAME_MAX;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, t->ifname, sizeof(ifr.ifr_name));
+	rc = ioctl(s, SIOCGIFMTU, &ifr);
+	close(s);
+	if (rc < 0 || ifr.ifr_mtu <= 0)
+		return TAP_FRAME_MAX;
+	return MIN((uint32_t)ifr.ifr_mtu + ETH_HLEN + 4, (uint32_t)TAP_FRAME_MAX);
+}
+
+/**
+ * tap_queue_add() - attach one more tun queue, steered to guest @dst
+ * @p:		port
+ * @t:		its state (multi-queue)
+ * @dst:	port index of the guest
+ *
+ * The new queue is the device's last, so its tun index is @t->nq; on
+ * failure it is detached again, which moves no other queue.
+ *
+ * Return: 0 or -errno
+ * Context: control thread
+ */
+static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst)
+{
+	unsigned int idx = t->nq;
+	struct tap_queue *q;
+	struct ifreq ifr;
+	int fd, rc;
+
+	if (idx >= TAP_QUEUES_MAX)
+		return -ENOSPC;
+	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = TAP_IFF | IFF_MULTI_QUEUE;
+	memcpy(ifr.ifr_name, t->ifname, sizeof(ifr.ifr_name));
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	q = tap_queue_new(p, t, fd, idx, TAP_DIRECT_BUFS);
+	if (!q) {
+		close(fd);
+		return -ENOMEM;
+	}
+	q->dst = dst;
+	q->worker = worker_pick();
+	t->q[idx] = q;
+	__atomic_store_n(&t->nq, idx + 1, __ATOMIC_RELEASE);
+	rc = worker_fd_add(q->worker, fd, p->idx, idx);
+	if (rc < 0) {
+		/* Never polled: no worker can be inside it. */
+		__atomic_store_n(&t->nq, idx, __ATOMIC_RELEASE);
+		t->q[idx] = NULL;
+		close(fd);
+		tap_queue_free(q);
+		return rc;
+	}
+	t->port_queue[dst] = (uint16_t)idx;
+	debug("port %s: tun queue %u for port %u (worker %u)", p->name, idx,
+	      dst, q->worker);
+	return 0;
+}
+
+/**
+ * tap_mq_update() - queues for new guests, steering map from the MAC table
+ * @p:		port
+ * @t:		its state
+ *
+ * Context: control thread (open and the one-second timer)
+ */
+static void tap_mq_update(struct port *p, struct tap_priv *t)
+{
+	uint16_t want[SWITCH_PORTS_MAX];
+	unsigned int i, n = switch_port_count();
+	uint32_t fm = tap_frame_max(t);
+
+	if (!t->mq)
+		return;
+	if (fm != t->frame_max) {
+		t->frame_max = fm;
+		for (i = 1; i < t->nq; i++)
+			__atomic_store_n(&t->q[i]->direct.frame_max, fm,
+					 __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < n; i++) {
+		struct port *d = switch_port(i);
+		int rc;
+
+		want[i] = 0;
+		if (!d || d->ops != &port_vhost_ops)
+			continue;
+		if (!t->port_queue[i]) {
+			rc = tap_queue_add(p, t, i);
+			if (rc < 0) {
+				warn("port %s: no tun queue for %s (%s): its "
+				     "frames take the bounce buffer", p->name,
+				     d->name, strerror(-rc));
+				t->port_queue[i] = UINT16_MAX;	/* tried */
+				continue;
+			}
+		}
+		if (t->port_queue[i] != UINT16_MAX &&
+		    port_vhost_direct_ok(d, t->src_feat))
+			want[i] = t->port_queue[i];
+	}
+	tap_steer_sync(&t->steer, want, n);
+}
+
+/**
  * tap_open() - create or attach the TAP interface and start polling it
  * @p:		port, priv zeroed
  * @spec:	--port spec (@spec->ifname; "%d" templates allowed)
@@ -154,35 +386,41 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 	struct tap_priv *t = p->priv;
 	int hdr_len = TAP_VNET_HDR_LEN;
 	struct ifreq ifr;
-	unsigned int i;
 	int rc;
 
-	t->bufs = malloc((size_t)SWITCH_BURST * TAP_BUF_LEN);
-	if (!t->bufs) {
-		err("tap %s: no memory for receive buffers", spec->ifname);
-		return -ENOMEM;
-	}
-	for (i = 0; i < SWITCH_BURST; i++)
-		t->pktv[i] = &t->pkts[i];
-
+	t->steer.map_fd = -1;
+	t->steer.prog_fd = -1;
 	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (t->fd < 0) {
 		rc = -errno;
 		err("tap %s: open /dev/net/tun: %s", spec->ifname,
 		    strerror(-rc));
-		goto err_free;
+		return rc;
 	}
 
 	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	ifr.ifr_flags = TAP_IFF | IFF_MULTI_QUEUE;
 	/* conf.c guarantees it fits IFNAMSIZ with its NUL. */
 	memcpy(ifr.ifr_name, spec->ifname,
 	       MIN(strlen(spec->ifname), (size_t)IFNAMSIZ - 1));
+	t->mq = true;
 	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
-		rc = -errno;
-		err("tap %s: TUNSETIFF: %s", spec->ifname, strerror(-rc));
-		goto err_close;
+		/* A persistent single-queue TAP refuses IFF_MULTI_QUEUE
+		 * (EINVAL): use it as it is.
+		 */
+		info("tap %s: multi-queue refused (%s): one queue, TAP -> "
+		     "guest copies twice", spec->ifname, strerror(errno));
+		t->mq = false;
+		ifr.ifr_flags = TAP_IFF;
+		if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
+			rc = -errno;
+			err("tap %s: TUNSETIFF: %s", spec->ifname,
+			    strerror(-rc));
+			goto err_close;
+		}
 	}
+	memcpy(t->ifname, ifr.ifr_name, sizeof(t->ifname));
+	t->ifname[IFNAMSIZ - 1] = '\0';
 	if (ioctl(t->fd, TUNSETVNETHDRSZ, &hdr_len) < 0) {
 		rc = -errno;
 		err("tap %s: TUNSETVNETHDRSZ: %s", ifr.ifr_name,
@@ -192,25 +430,53 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 	rc = tap_set_offload(t, ifr.ifr_name, spec->offload);
 	if (rc < 0)
 		goto err_close;
+	t->offload = spec->offload;
+	t->frame_max = tap_frame_max(t);
 
-	t->worker = worker_pick();
-	rc = worker_fd_add(t->worker, t->fd, p->idx, 0);
-	if (rc < 0) {
-		err("tap %s: cannot register with worker %u: %s",
-		    ifr.ifr_name, t->worker, strerror(-rc));
+	t->q[0] = tap_queue_new(p, t, t->fd, 0, SWITCH_BURST);
+	if (!t->q[0]) {
+		err("tap %s: no memory for receive buffers", spec->ifname);
+		rc = -ENOMEM;
 		goto err_close;
 	}
+	t->q[0]->worker = worker_pick();
+	t->nq = 1;
+
+	if (t->mq) {
+		rc = tap_steer_open(&t->steer);
+		if (!rc) {
+			rc = tap_steer_attach(&t->steer, t->fd);
+			if (rc < 0)
+				tap_steer_close(&t->steer, -1);
+		}
+		if (rc < 0) {
+			info("tap %s: no eBPF queue steering (%s): TAP -> "
+			     "guest copies twice", ifr.ifr_name,
+			     strerror(-rc));
+			t->mq = false;
+		}
+	}
+
+	rc = worker_fd_add(t->q[0]->worker, t->fd, p->idx, 0);
+	if (rc < 0) {
+		err("tap %s: cannot register with worker %u: %s",
+		    ifr.ifr_name, t->q[0]->worker, strerror(-rc));
+		goto err_steer;
+	}
+	tap_mq_update(p, t);
 	__atomic_store_n(&p->up, true, __ATOMIC_RELEASE);
-	info("port %s: tap %s ready (worker %u)", p->name, ifr.ifr_name,
-	     t->worker);
+	info("port %s: tap %s ready (worker %u%s)", p->name, ifr.ifr_name,
+	     t->q[0]->worker, t->mq ? ", a steered queue per guest" : "");
 	return 0;
 
+err_steer:
+	tap_steer_close(&t->steer, t->fd);
+	tap_queue_free(t->q[0]);
+	t->q[0] = NULL;
+	t->nq = 0;
 err_close:
 	close(t->fd);
 	t->fd = -1;
-err_free:
-	free(t->bufs);
-	t->bufs = NULL;
 	return rc;
 }
 
@@ -226,44 +492,64 @@ static void tap_close(struct port *p)
 {
 	struct tap_priv *t = p->priv;
 	struct timespec ts = { .tv_nsec = 100000 };
+	unsigned int i;
 
 	__atomic_store_n(&p->up, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->closing, true, __ATOMIC_SEQ_CST);
-	worker_fd_del(t->worker, t->fd);
+	for (i = 0; i < t->nq; i++)
+		worker_fd_del(t->q[i]->worker, t->q[i]->fd);
 	while (__atomic_load_n(&t->users, __ATOMIC_SEQ_CST))
 		nanosleep(&ts, NULL);
-	close(t->fd);
+	tap_steer_close(&t->steer, t->fd);
+	/* Last attached first: no queue index moves meanwhile. */
+	for (i = t->nq; i-- > 0;) {
+		close(t->q[i]->fd);
+		tap_queue_free(t->q[i]);
+		t->q[i] = NULL;
+	}
+	t->nq = 0;
 	t->fd = -1;
-	free(t->bufs);
-	t->bufs = NULL;
 }
 
 /**
- * tap_rx_burst() - read up to @max frames and forward them
+ * tap_timer() - once a second: queues for new guests, steering map sync
+ * @p:		port
+ *
+ * Context: control thread
+ */
+static void tap_timer(struct port *p)
+{
+	tap_mq_update(p, p->priv);
+}
+
+/**
+ * tap_rx_burst() - read up to @max frames into @q's buffers and forward
  * @p:		port
  * @t:		its state
- * @max:	frames to read, <= SWITCH_BURST
+ * @q:		queue
+ * @max:	frames to read, <= @q->nbufs
  * @dry:	set when the fd ran out of frames (or failed)
  * Return: frames read, including the ones dropped here
  */
 static unsigned int tap_rx_burst(struct port *p, struct tap_priv *t,
-				 unsigned int max, bool *dry)
+				 struct tap_queue *q, unsigned int max,
+				 bool *dry)
 {
 	unsigned int i, n = 0, runts = 0, big = 0, ioerr = 0;
 	uint64_t bytes = 0;
 
 	for (i = 0; i < max; i++) {
-		uint8_t *buf = t->bufs + (size_t)n * TAP_BUF_LEN;
+		uint8_t *buf = q->bufs + (size_t)n * TAP_BUF_LEN;
 		struct iovec iov[2] = {
 			{ .iov_base = buf, .iov_len = TAP_VNET_HDR_LEN },
 			{ .iov_base = buf + TAP_VNET_HDR_LEN,
 			  .iov_len = TAP_FRAME_MAX },
 		};
-		struct pkt *pkt = &t->pkts[n];
+		struct pkt *pkt = &q->pkts[n];
 		ssize_t r;
 		size_t len;
 
-		r = readv(t->fd, iov, 2);
+		r = readv(q->fd, iov, 2);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;	/* bounded by @max */
@@ -308,34 +594,99 @@ static unsigned int tap_rx_burst(struct port *p, struct tap_priv *t,
 	if (n) {
 		stats_add(&p->stats.rx_packets, n);
 		stats_add(&p->stats.rx_bytes, bytes);
-		switch_forward(p, t->pktv, n);
+		switch_forward(p, q->pktv, n);
 	}
 	return n + runts + big;
 }
 
 /**
- * tap_poll() - the tun fd is readable: forward up to @budget frames
+ * tap_poll_direct() - a guest's queue is readable: read into the guest
  * @p:		port
- * @cookie:	unused (one fd per TAP port)
+ * @t:		its state
+ * @q:		the queue (index >= 1)
+ * @budget:	frames allowed this pass
+ * Return: frames processed; @budget means "more may be waiting"
+ */
+static unsigned int tap_poll_direct(struct port *p, struct tap_priv *t,
+				    struct tap_queue *q, unsigned int budget)
+{
+	struct pkt *pktv[1] = { &q->direct.pkt };
+	unsigned int done = 0;
+
+	while (done < budget) {
+		struct port *d = switch_port(q->dst);
+		enum port_direct_stop stop = PORT_DIRECT_BOUNCE;
+		unsigned int n = 0;
+		bool dry = false;
+
+		q->direct.why = STATS_DIRECT_DOWN;
+		if (d && d->ops == &port_vhost_ops)
+			stop = port_vhost_rx_direct(d, &q->direct,
+						    budget - done, &n);
+		done += n;
+		switch (stop) {
+		case PORT_DIRECT_BUDGET:
+			break;
+		case PORT_DIRECT_DRY:
+			return done;
+		case PORT_DIRECT_FORWARD:
+			stats_add(&p->stats.rx_packets, 1);
+			stats_add(&p->stats.rx_bytes, q->direct.pkt.len);
+			switch_forward(p, pktv, 1);
+			break;
+		case PORT_DIRECT_BOUNCE:
+			/* Today's path, for as many frames as fit. */
+			n = tap_rx_burst(p, t, q, MIN(budget - done, q->nbufs),
+					 &dry);
+			done += n;
+			if (n) {
+				stats_add(&p->stats.direct_fallbacks[q->direct.why],
+					  n);
+				if (d)
+					stats_add(&d->stats.direct_fallbacks[q->direct.why],
+						  n);
+			}
+			if (dry)
+				return done;
+			break;
+		}
+	}
+	return done;
+}
+
+/**
+ * tap_poll() - a tun queue is readable: forward up to @budget frames
+ * @p:		port
+ * @cookie:	queue index
  * @budget:	frames allowed this pass
  * Return: frames processed; @budget means "more may be waiting"
  *
- * Context: the worker the fd is registered with; the buffers are reused
- * as soon as switch_forward() returns (every xmit copies).
+ * Context: the worker the queue's fd is registered with; the buffers are
+ * reused as soon as switch_forward() returns (every xmit copies).
  */
 static unsigned int tap_poll(struct port *p, uint32_t cookie,
 			     unsigned int budget)
 {
 	struct tap_priv *t = p->priv;
+	struct tap_queue *q;
 	unsigned int done = 0;
 	bool dry = false;
 
 	if (!tap_enter(t))
 		return 0;
-	while (done < budget && !dry)
-		done += tap_rx_burst(p, t, MIN(budget - done,
-					       (unsigned int)SWITCH_BURST),
-				     &dry);
+	if (cookie >= __atomic_load_n(&t->nq, __ATOMIC_ACQUIRE)) {
+		tap_leave(t);
+		return 0;
+	}
+	q = t->q[cookie];
+	if (cookie) {
+		done = tap_poll_direct(p, t, q, budget);
+	} else {
+		while (done < budget && !dry)
+			done += tap_rx_burst(p, t, q,
+					     MIN(budget - done, q->nbufs),
+					     &dry);
+	}
 	tap_leave(t);
 	return done;	/* < @budget unless the fd may have more */
 }
@@ -431,5 +782,5 @@ const struct port_ops port_tap_ops = {
 	.close		= tap_close,
 	.xmit		= tap_xmit,
 	.poll		= tap_poll,
-	.timer		= NULL,
+	.timer		= tap_timer,
 };

@@ -21,6 +21,9 @@
  *   with MRG_RXBUF), copies header and frame in, and publishes once per
  *   burst.  RX kicks are not needed (we never wait for RX buffers: a
  *   frame that finds none is dropped and counted), so they are disabled.
+ *   RX chains may stay popped between bursts (a TAP queue steered to this
+ *   guest reads straight into them, port_vhost_direct.c); the vhost layer
+ *   has us give them back (queue_release) before a ring stops or remaps.
  *
  * Every ring access happens with the queue's lock held and only while
  * the vhost layer says the queue is started; a ring violation marks the
@@ -108,9 +111,25 @@ static void port_vhost_queue_stop(struct vu_dev *dev, unsigned int qi)
 	info("%s: RX queue %u stopped, port down", p->name, qi);
 }
 
+/**
+ * port_vhost_queue_release() - vhost layer: give back held RX chains
+ * @dev:	device
+ * @qi:		queue index
+ *
+ * Context: control thread, @qi's lock held, queue still started
+ */
+static void port_vhost_queue_release(struct vu_dev *dev, unsigned int qi)
+{
+	struct port_vhost *pv = dev->opaque;
+
+	if (qi == PORT_VHOST_RXQ)
+		port_vhost_rx_release(pv, &dev->q[qi].vq);
+}
+
 static const struct vu_dev_ops port_vhost_dev_ops = {
 	.queue_start = port_vhost_queue_start,
 	.queue_stop = port_vhost_queue_stop,
+	.queue_release = port_vhost_queue_release,
 };
 
 /* ---- control: sockets -------------------------------------------------- */

@@ -22,6 +22,10 @@
 #define PORT_VHOST_RX_BUFS	64	/* RX buffers one frame may span */
 #define PORT_VHOST_RXQ		0
 #define PORT_VHOST_TXQ		1
+/* One readv(): our virtio-net header, then a frame that fits a pkt. */
+#define PORT_DIRECT_IOV_MAX	(1 + PKT_IOV_MAX)
+#define PORT_DIRECT_HDR_LEN	sizeof(struct virtio_net_hdr_v1)
+#define PORT_DIRECT_BUF_LEN	(PORT_DIRECT_HDR_LEN + PKT_FRAME_MAX)
 
 #define PV_FEAT(bit)		(1ULL << (bit))
 
@@ -64,7 +68,13 @@
  * @tx_pkts:	frames built from @tx_elems
  * @tx_pkt_ptrs: pointers to @tx_pkts, as switch_forward() takes them
  * @tx_heads:	heads to return to the used ring after forwarding
- * @rx_elems:	RX buffers for one frame (under the RX queue lock)
+ * @rx_elems:	RX chains popped and not yet pushed: a FIFO ring, oldest
+ *		at @rx_first (under the RX queue lock)
+ * @rx_first:	slot in @rx_elems of the oldest held chain
+ * @rx_held:	chains held.  Every writer to the RX ring takes them from
+ *		the front before popping more at the back, so they are
+ *		always the last @rx_held chains popped and virtq_unpop()
+ *		gives them back when the ring stops (queue_release)
  */
 struct port_vhost {
 	struct vu_dev dev;
@@ -78,6 +88,60 @@ struct port_vhost {
 	struct pkt *tx_pkt_ptrs[SWITCH_BURST];
 	uint16_t tx_heads[SWITCH_BURST];
 	struct virtq_elem rx_elems[PORT_VHOST_RX_BUFS];
+	unsigned int rx_first;
+	unsigned int rx_held;
+};
+
+/**
+ * struct port_direct - a TAP queue read straight into one guest's RX ring
+ * @fd:		tun queue fd, non-blocking; the kernel steers frames for
+ *		the guest's MACs to it
+ * @src:	the TAP port (source of the frames, for counters, learning
+ *		and switch_forward() of fallbacks)
+ * @src_feat:	offloads the TAP may hand us (struct pkt's @src_feat)
+ * @frame_max:	largest frame a read may return (without the 12-byte
+ *		virtio-net header): what the guest's buffers must cover
+ *		before a read goes into them
+ * @bounce:	PORT_DIRECT_BUF_LEN bytes: a fallback frame is copied here
+ * @pkt:	the fallback frame, described in @bounce (valid after
+ *		PORT_DIRECT_FORWARD)
+ * @vnet:	the kernel's virtio-net header lands here, not in the guest
+ * @eth:	the Ethernet header lands here: what the switch decides on
+ *		(learning, steering check) is never guest-writable memory
+ * @iov:	scratch for building one readv()
+ * @why:	enum stats_direct reason of the last fallback
+ *
+ * Owned by the one worker that polls @fd.
+ */
+struct port_direct {
+	int fd;
+	struct port *src;
+	uint64_t src_feat;
+	uint32_t frame_max;
+	uint8_t *bounce;
+	struct pkt pkt;
+	struct virtio_net_hdr_v1 vnet;
+	struct ethhdr eth;
+	struct iovec iov[PORT_DIRECT_IOV_MAX];
+	int why;
+};
+
+/**
+ * enum port_direct_stop - why port_vhost_rx_direct() returned
+ * @PORT_DIRECT_BUDGET:	the budget is used up; the fd may have more
+ * @PORT_DIRECT_DRY:	the fd had no more frames (or failed)
+ * @PORT_DIRECT_FORWARD: a frame could not stay with the guest: it is in
+ *			@pkt, to go through switch_forward() like any frame
+ *			(no lock held any more); then call again
+ * @PORT_DIRECT_BOUNCE:	the guest cannot take a direct read now (counted):
+ *			read into the TAP's bounce buffers and forward as
+ *			usual, which drops or delivers like before
+ */
+enum port_direct_stop {
+	PORT_DIRECT_BUDGET,
+	PORT_DIRECT_DRY,
+	PORT_DIRECT_FORWARD,
+	PORT_DIRECT_BOUNCE,
 };
 
 unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
@@ -85,5 +149,20 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 bool port_vhost_arm(struct port *p, uint32_t cookie);
 unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 			     unsigned int n);
+
+/* RX chain reserve (port_vhost_dp.c), under the RX queue lock. */
+struct virtq_elem *port_vhost_rx_chain(struct port_vhost *pv, unsigned int i);
+int port_vhost_rx_fill(struct port_vhost *pv, struct virtq *vq,
+		       unsigned int n);
+void port_vhost_rx_push(struct port_vhost *pv, struct virtq *vq,
+			uint32_t len);
+void port_vhost_rx_release(struct port_vhost *pv, struct virtq *vq);
+
+/* TAP -> guest in one copy (port_vhost_direct.c). */
+bool port_vhost_direct_ok(struct port *p, uint64_t src_feat);
+enum port_direct_stop port_vhost_rx_direct(struct port *p,
+					   struct port_direct *src,
+					   unsigned int budget,
+					   unsigned int *done);
 
 #endif /* VHOSTD_PORT_VHOST_H */

@@ -226,6 +226,104 @@ bool port_vhost_arm(struct port *p, uint32_t cookie)
 
 /* ---- datapath: switch -> guest RX -------------------------------------- */
 
+/*
+ * RX chains are popped into a small FIFO (pv->rx_elems) and may stay there
+ * across calls: a direct TAP read (port_vhost_direct.c) pops enough chains
+ * for the largest frame the kernel may hand over and usually uses one.
+ * Every writer takes chains from the front and pops at the back, so the
+ * held ones are always the last popped and one virtq_unpop() returns them
+ * when the ring stops or is remapped (port_vhost_rx_release(), called by
+ * the vhost layer through vu_dev_ops.queue_release).
+ */
+
+/**
+ * port_vhost_rx_chain() - the @i-th held RX chain, oldest first
+ * @pv:		port
+ * @i:		index, < PORT_VHOST_RX_BUFS
+ *
+ * Return: the chain's slot
+ * Context: RX queue lock held
+ */
+struct virtq_elem *port_vhost_rx_chain(struct port_vhost *pv, unsigned int i)
+{
+	return &pv->rx_elems[(pv->rx_first + i) % PORT_VHOST_RX_BUFS];
+}
+
+/**
+ * port_vhost_rx_fill() - hold at least @n RX chains, popping what is missing
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @n:		chains wanted
+ *
+ * A chain the guest made unusable (readable segments, too many, ...)
+ * goes back empty together with every chain held before it: they are the
+ * last popped, so pushing them all keeps the reserve at the ring's tail.
+ * A guest only hurts itself with such buffers.
+ *
+ * Return: 0; -ENOBUFS if the ring ran out first (what was popped stays
+ *	   held); -EMSGSIZE if @n is more than we can hold; -EINVAL if the
+ *	   guest posted an unusable chain (the reserve was returned empty);
+ *	   -EIO if the ring is broken
+ * Context: RX queue lock held
+ */
+int port_vhost_rx_fill(struct port_vhost *pv, struct virtq *vq,
+		       unsigned int n)
+{
+	unsigned int i;
+
+	if (n > PORT_VHOST_RX_BUFS)
+		return -EMSGSIZE;
+	while (pv->rx_held < n) {
+		struct virtq_elem *e = port_vhost_rx_chain(pv, pv->rx_held);
+		enum virtq_pop_result r = virtq_pop(vq, e);
+
+		if (r == VIRTQ_POP_EMPTY)
+			return -ENOBUFS;
+		if (r == VIRTQ_POP_BROKEN)
+			return -EIO;
+		pv->rx_held++;
+		/* RX buffers must be writable only. */
+		if (r == VIRTQ_POP_DROP || e->out_num) {
+			for (i = 0; i < pv->rx_held; i++)
+				virtq_push(vq, port_vhost_rx_chain(pv, i)->head,
+					   0);
+			pv->rx_held = 0;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/**
+ * port_vhost_rx_push() - return the oldest held chain to the guest
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @len:	bytes written into it
+ *
+ * Context: RX queue lock held, at least one chain held
+ */
+void port_vhost_rx_push(struct port_vhost *pv, struct virtq *vq, uint32_t len)
+{
+	virtq_push(vq, port_vhost_rx_chain(pv, 0)->head, len);
+	pv->rx_first = (pv->rx_first + 1) % PORT_VHOST_RX_BUFS;
+	pv->rx_held--;
+}
+
+/**
+ * port_vhost_rx_release() - give every held chain back to the avail ring
+ * @pv:		port
+ * @vq:		RX ring
+ *
+ * Context: RX queue lock held, the ring about to stop or be remapped
+ */
+void port_vhost_rx_release(struct port_vhost *pv, struct virtq *vq)
+{
+	if (pv->rx_held)
+		virtq_unpop(vq, pv->rx_held);
+	pv->rx_held = 0;
+	pv->rx_first = 0;
+}
+
 /**
  * port_vhost_rx_one() - copy one frame into the guest's RX buffers
  * @pv:		port
@@ -236,6 +334,9 @@ bool port_vhost_arm(struct port *p, uint32_t cookie)
  * @len:	frame length
  * @hdr_len:	virtio-net header length
  * @mrg:	MRG_RXBUF negotiated: a frame may span several buffers
+ *
+ * Uses held chains first (see above); chains it popped but could not use
+ * stay held for the next frame.
  *
  * Return: 0 if delivered, -ENOBUFS if the ring has too few buffers,
  *	   -EMSGSIZE if the frame cannot fit, -EINVAL if the guest gave us
@@ -250,32 +351,22 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
 	size_t need = hdr_len + len, cap = 0, left = len;
 	struct iov_cursor cur;
 	unsigned int nbuf = 0, i;
+	int rc;
 
 	while (cap < need) {
-		struct virtq_elem *e = &pv->rx_elems[nbuf];
-		enum virtq_pop_result r;
+		struct virtq_elem *e;
 
-		if (nbuf == PORT_VHOST_RX_BUFS || (nbuf && !mrg)) {
-			virtq_unpop(vq, nbuf);
+		if (nbuf && !mrg)
 			return -EMSGSIZE;
-		}
-		r = virtq_pop(vq, e);
-		if (r == VIRTQ_POP_EMPTY) {
-			virtq_unpop(vq, nbuf);
-			return -ENOBUFS;
-		}
-		if (r == VIRTQ_POP_BROKEN)
-			return -EIO;
-		nbuf++;
-		/* RX buffers must be writable only, and the first must hold
-		 * the whole header.  Such buffers go back empty, together
-		 * with any taken before them for this frame: used entries of
-		 * one frame must be consecutive, so they cannot be reused.
+		rc = port_vhost_rx_fill(pv, vq, nbuf + 1);
+		if (rc)
+			return rc;
+		e = port_vhost_rx_chain(pv, nbuf++);
+		/* The first buffer must hold the whole header; such a
+		 * buffer goes back empty.
 		 */
-		if (r == VIRTQ_POP_DROP || e->out_num ||
-		    (nbuf == 1 && e->in_len < hdr_len)) {
-			for (i = 0; i < nbuf; i++)
-				virtq_push(vq, pv->rx_elems[i].head, 0);
+		if (nbuf == 1 && e->in_len < hdr_len) {
+			port_vhost_rx_push(pv, vq, 0);
 			return -EINVAL;
 		}
 		cap += e->in_len;
@@ -284,19 +375,20 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
 	hdr.num_buffers = mrg ? (uint16_t)nbuf : 0;
 
 	/* Small frames: one source segment into one buffer segment. */
-	if (nbuf == 1 && iovcnt == 1 && pv->rx_elems[0].in_num == 1) {
-		struct virtq_elem *e = &pv->rx_elems[0];
+	if (nbuf == 1 && iovcnt == 1 &&
+	    port_vhost_rx_chain(pv, 0)->in_num == 1) {
+		struct virtq_elem *e = port_vhost_rx_chain(pv, 0);
 		uint8_t *dst = e->iov[e->out_num].iov_base;
 
 		memcpy(dst, &hdr, hdr_len);
 		memcpy(dst + hdr_len, iov[0].iov_base, len);
-		virtq_push(vq, e->head, (uint32_t)need);
+		port_vhost_rx_push(pv, vq, (uint32_t)need);
 		return 0;
 	}
 
 	iov_cursor_init(&cur, iov, iovcnt);
 	for (i = 0; i < nbuf; i++) {
-		struct virtq_elem *e = &pv->rx_elems[i];
+		struct virtq_elem *e = port_vhost_rx_chain(pv, 0);
 		const struct iovec *in = &e->iov[e->out_num];
 		size_t off = 0, n;
 
@@ -306,7 +398,7 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
 		}
 		n = iov_cursor_copy(&cur, in, e->in_num, off, left);
 		left -= n;
-		virtq_push(vq, e->head, (uint32_t)(off + n));
+		port_vhost_rx_push(pv, vq, (uint32_t)(off + n));
 	}
 	return 0;
 }

@@ -118,6 +118,19 @@ static bool vu_queue_runnable(const struct vu_dev *dev, unsigned int qi)
 }
 
 /**
+ * vu_queue_release() - the port gives back chains it holds on queue @qi
+ * @dev:	device
+ * @qi:		queue index, started
+ *
+ * Context: control thread, @qi's lock held
+ */
+static void vu_queue_release(struct vu_dev *dev, unsigned int qi)
+{
+	if (dev->ops && dev->ops->queue_release)
+		dev->ops->queue_release(dev, qi);
+}
+
+/**
  * vu_queue_stop() - take queue @qi away from the datapath
  * @dev:	device
  * @qi:		queue index
@@ -131,6 +144,8 @@ void vu_queue_stop(struct vu_dev *dev, unsigned int qi)
 
 	pthread_mutex_lock(&q->lock);
 	was = q->started;
+	if (was)
+		vu_queue_release(dev, qi);
 	q->started = false;
 	pthread_mutex_unlock(&q->lock);
 	if (was && dev->ops && dev->ops->queue_stop)
@@ -203,6 +218,8 @@ void vu_dev_mem_changed(struct vu_dev *dev, unsigned int *lost)
 
 		if (!q->started)
 			continue;
+		/* Held chains point into the old mappings. */
+		vu_queue_release(dev, i);
 		if (!dev->mem.nregions || virtq_map(&q->vq, &dev->mem)) {
 			q->started = false;
 			*lost |= 1u << i;

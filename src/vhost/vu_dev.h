@@ -41,10 +41,18 @@ struct vu_dev;
  *			not use it); stop polling its kick fd before this
  *			returns, because the fd is closed right after.
  *			Called from the control thread without the lock.
+ * @queue_release:	give back (virtq_unpop()) any chains of queue @q the
+ *			port popped and still holds unpushed, because the
+ *			ring is about to stop or be remapped: after this the
+ *			avail index reported to the front end (GET_VRING_BASE)
+ *			is right and no pointer into old mappings is kept.
+ *			Called from the control thread WITH the queue lock
+ *			held, while the queue is still started; may be NULL.
  */
 struct vu_dev_ops {
 	void (*queue_start)(struct vu_dev *dev, unsigned int q);
 	void (*queue_stop)(struct vu_dev *dev, unsigned int q);
+	void (*queue_release)(struct vu_dev *dev, unsigned int q);
 };
 
 /**

@@ -136,6 +136,22 @@ if [ -x "$VHOSTCTL" ]; then
 	fi
 fi
 
+# host -> g1 (ping, iperf3) crossed the TAP: with eBPF steering on, the
+# frames were read straight into g1's buffers (vm1's direct counter).  A
+# kernel without it logs "no eBPF queue steering" and the row says so.
+if [ -x "$VHOSTCTL" ] && command -v jq >/dev/null; then
+	d=$(timeout 10 "$VHOSTCTL" --ctl "$VG_DIR/ctl.sock" stats 2>/dev/null |
+		jq -r '.ports[] | select(.name == "vm1") | .direct.packets' 2>/dev/null) || d=
+	if [[ $d =~ ^[0-9]+$ ]] && [ "$d" -gt 0 ]; then
+		vg_row "host -> vm1 direct TAP reads" ok - - "$d frames read straight into g1"
+	elif grep -q "no eBPF queue steering\|multi-queue refused" "$VLOG"; then
+		vg_row "host -> vm1 direct TAP reads" ok - - "steering unavailable here (logged): two copies"
+	else
+		vg_row "host -> vm1 direct TAP reads" FAIL - - "vm1 direct.packets=${d:-?}"
+		rc=1
+	fi
+fi
+
 # ---- robustness: malformed vhost-user input on a third port ----
 le32() {
 	local n=$(($1 & 0xffffffff))

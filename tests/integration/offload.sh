@@ -30,7 +30,10 @@
 #   corrupted (KIND: payload, ipid, seq, fin, cwr, ttl, csum, csum-start);
 #   it must fail, or the checker is blind
 #
-#   offload-tap: vhostd inside netns offit<pid>
+#   offload-tap: vhostd inside netns offit<pid>; the kernel's GSO frames
+#   to B-full are read straight into its buffers (direct counter), B-no-uso
+#   gets UDP GSO ones copied out and segmented (direct fallback), B-none
+#   gets them segmented the old way
 #
 #     netns offit<pid>                               default netns
 #     +--------------------------------------+
@@ -169,6 +172,15 @@ if wanted offload-tap; then
 			# (12 of them, plus a little ND/RST noise): had the
 			# kernel segmented, this would be in the hundreds.
 			check_ctr tap0 '.rx_packets' -lt 40
+			# B-full announced itself first: the kernel's frames
+			# to it (2 UDP GSO sends, 4 injected GSO frames) were
+			# read straight into its buffers, 64 KiB ones whole;
+			# so were B-no-uso's TCP ones (3), while its 3 UDP GSO
+			# frames were copied out and segmented.  B-none (no
+			# GUEST_* offloads) is never steered to a queue of its
+			# own: its segments come the old way.
+			check_ctr vu1 '.direct.packets' -ge 9
+			check_ctr tap0 '.direct.fallback.offload' -eq 3
 			[ -n "${OFFLOAD_VERBOSE:-}" ] && echo "    tap0 rx_packets $(ctr tap0 .rx_packets)"
 		fi
 		stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"

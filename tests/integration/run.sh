@@ -190,6 +190,50 @@ if wanted 'tap-*'; then
 	fi
 fi
 
+# ---- TAP -> guest straight into guest buffers (tapdirect_itest) --------------
+#
+#     netns vdrvit<pid>
+#     +------------------------------------------+
+#     | vdrvtap1 (offload=off), AF_PACKET inject |
+#     |    | tun queue 0: flood/unknown          |
+#     |    | queue per guest, eBPF-steered       |
+#     |  vhostd --port tap ----------------------+-- p0.sock G0 (MRG)
+#     |         --port vhost-user x3 ------------+-- p1.sock G1 (MRG)
+#     |                                          +-- p2.sock G2 (no MRG)
+#     +------------------------------------------+
+
+if wanted 'tap-direct' && [ -x "$BUILD/tests/tapdirect_itest" ]; then
+	if [ "$NS_MADE" = 1 ] || tap_setup; then
+		ERR=
+		start_vhostd ip netns exec "$NS" -- 3 \
+			--port tap,ifname=vdrvtap1,name=tap0,offload=off ||
+			ERR="no start"
+		for i in $(seq 100); do
+			ip -n "$NS" link show vdrvtap1 >/dev/null 2>&1 && break
+			sleep 0.05
+		done
+		ip -n "$NS" link set vdrvtap1 up || ERR="no vdrvtap1"
+		if [ -z "$ERR" ]; then
+			timeout 120 ip netns exec "$NS" \
+				"$BUILD/tests/tapdirect_itest" vdrvtap1 \
+				"$TMP/ctl" "$TMP/p0.sock" "$TMP/p1.sock" \
+				"$TMP/p2.sock" >"$TMP/td.out" 2>&1 ||
+				ERR="$(grep -c '^FAIL' "$TMP/td.out") case(s) failed"
+			[ -n "${TAPDIRECT_VERBOSE:-}" ] && sed 's/^/    /' "$TMP/td.out"
+			check_ctr tap0 '.violations' -eq 0
+			check_ctr tap0 '.direct.packets' -ge 128
+			check_ctr vu0 '.violations' -eq 0
+			check_ctr vu1 '.violations' -eq 0
+		fi
+		stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
+		result tap-direct "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+			"${ERR:-$(grep -c '^PASS' "$TMP/td.out") cases passed}" \
+			"$TMP/td.out"
+	else
+		echo "SKIP tap-direct                 (needs root and ip netns)"
+	fi
+fi
+
 # ---- offloads: tests/integration/offload.sh (its own vhostd and netns) -----------
 
 if [ -x "$BUILD/tests/offload_itest" ]; then

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tapdirect_itest.c - TAP -> guest reads straight into guest buffers
+ *
+ *   tapdirect_itest IFNAME CTL SOCK0 SOCK1 SOCK2     (inside the netns)
+ *
+ * vhostd runs a TAP port (offload=off) and three vhost-user ports; this
+ * program is three vdrv guests plus an AF_PACKET socket on the TAP that
+ * makes the kernel transmit self-checking test frames (vdrv_pkt.h) to
+ * them.  The kernel's steering program picks the tun queue of each frame;
+ * vhostd's counters (read over CTL) tell which path a frame took:
+ *
+ *   direct-unicast   G0's MAC learned and synced: every frame to it is
+ *                    read straight into G0's buffers (direct.packets)
+ *   broadcast        floods through queue 0 to G0 and G1, not direct
+ *   move-stale       G1 takes over G0's MAC: frames arrive at G1 only,
+ *                    also before the map catches up
+ *   move-synced      a second later they are direct reads into G1
+ *   ring-base        G1 closes while vhostd holds RX chains for its next
+ *                    direct read: GET_VRING_BASE reports exactly the
+ *                    buffers G1 got back (the held ones were returned)
+ *   no-mrg           G2 without MRG_RXBUF: delivered, never direct
+ *   direct-again     G0 takes the MAC back; ring-base for G0 as well
+ *
+ * One line per case ("PASS name ..." / "FAIL name: why"); exit 1 on any
+ * failure.  Traffic stays on the TAP in the caller's netns.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "../../vdrv/vdrv.h"
+#include "../../vdrv/vdrv_pkt.h"
+
+#define TD_GUESTS	3
+#define TD_N		64	/* frames per unicast case */
+#define TD_SYNC_MS	1500	/* > the one-second steering sync */
+
+/**
+ * struct td_guest - one vdrv guest
+ * @d:		device
+ * @mac:	its MAC
+ * @name:	vhostd's name for its port
+ */
+struct td_guest {
+	struct vdrv_dev *d;
+	uint8_t mac[6];
+	char name[8];
+};
+
+static struct td_guest td_g[TD_GUESTS];
+static const char *td_ctl;
+static int td_ps = -1;
+static int td_ifindex;
+static uint8_t td_tap_mac[6];
+static unsigned int td_failed;
+static uint32_t td_seq;
+
+static void td_fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("FAIL setup: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	exit(1);
+}
+
+/**
+ * td_report() - print one case's result
+ * @ok:		passed
+ * @name:	case
+ * @fmt:	details
+ */
+static void td_report(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s: ", ok ? "PASS" : "FAIL", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		td_failed++;
+}
+
+static void td_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/**
+ * td_ctr() - one counter of one port, from vhostd's "stats" reply
+ * @port:	port name
+ * @key:	literal text just before the number, e.g. "\"tx_packets\":";
+ *		the first occurrence after the port's name is taken (every
+ *		port object has every key)
+ * Return: the value; exits on failure
+ */
+static unsigned long long td_ctr(const char *port, const char *key)
+{
+	static char buf[1 << 16];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char name[64];
+	size_t len = 0;
+	ssize_t r;
+	char *s;
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", td_ctl);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    write(fd, "stats\n", 6) != 6)
+		td_fatal("ctl %s: %s", td_ctl, strerror(errno));
+	while (len < sizeof(buf) - 1 &&
+	       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)r;
+	close(fd);
+	buf[len] = '\0';
+	snprintf(name, sizeof(name), "\"name\":\"%s\"", port);
+	s = strstr(buf, name);
+	if (s)
+		s = strstr(s, key);
+	if (!s)
+		td_fatal("no %s%s in stats", port, key);
+	return strtoull(s + strlen(key), NULL, 10);
+}
+
+static unsigned long long td_direct(const char *port)
+{
+	return td_ctr(port, "\"direct\":{\"packets\":");
+}
+
+/**
+ * td_tap_open() - AF_PACKET socket on @ifname: frames sent on it are
+ *		   transmitted by the kernel on the TAP, i.e. towards vhostd
+ * @ifname:	the TAP
+ */
+static void td_tap_open(const char *ifname)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(ETH_P_ALL) };
+	struct ifreq ifr;
+
+	td_ps = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	if (td_ps < 0)
+		td_fatal("AF_PACKET: %s", strerror(errno));
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(td_ps, SIOCGIFINDEX, &ifr))
+		td_fatal("%s: %s", ifname, strerror(errno));
+	td_ifindex = ifr.ifr_ifindex;
+	if (ioctl(td_ps, SIOCGIFHWADDR, &ifr))
+		td_fatal("%s: hwaddr: %s", ifname, strerror(errno));
+	memcpy(td_tap_mac, ifr.ifr_hwaddr.sa_data, 6);
+	sll.sll_ifindex = td_ifindex;
+	if (bind(td_ps, (struct sockaddr *)&sll, sizeof(sll)))
+		td_fatal("bind: %s", strerror(errno));
+}
+
+/**
+ * td_inject() - the kernel transmits @n test frames to @dst
+ * @dst:	destination MAC
+ * @tag:	tag the receiver filters on
+ * @n:		frames; lengths vary between 60 and 1514 bytes
+ */
+static void td_inject(const uint8_t dst[6], uint32_t tag, unsigned int n)
+{
+	static uint8_t fr[1514];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		size_t len = 60 + (size_t)(i * 397u) % (sizeof(fr) - 59);
+
+		vdrv_pkt_test_frame(fr, len, dst, td_tap_mac, tag, td_seq++);
+		if (send(td_ps, fr, len, 0) != (ssize_t)len)
+			td_fatal("inject: %s", strerror(errno));
+		/* Stay well within the tun queue's length. */
+		if (i % 16 == 15)
+			td_sleep_ms(2);
+	}
+}
+
+/**
+ * td_collect() - receive test frames tagged @tag at @g
+ * @g:		guest
+ * @tag:	tag
+ * @want:	stop after this many (0: just drain for @ms)
+ * @ms:		give up after this long
+ * @bad:	out: frames that failed their self-check (any tag)
+ * Return: intact frames with @tag
+ */
+static unsigned int td_collect(struct td_guest *g, uint32_t tag,
+			       unsigned int want, int ms, unsigned int *bad)
+{
+	static uint8_t buf[9216];
+	struct timespec t0, t;
+	unsigned int good = 0;
+
+	*bad = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct vdrv_rx_pkt p = { .buf = buf, .cap = sizeof(buf) };
+		struct vdrv_test_info ti;
+		long left;
+		int rc;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = ms - ((t.tv_sec - t0.tv_sec) * 1000 +
+			     (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if ((want && good >= want) || left <= 0)
+			break;
+		rc = vdrv_recv(g->d, &p, (int)left);
+		if (rc < 0 || !p.len)
+			continue;
+		rc = vdrv_pkt_test_check(buf, p.truncated ? p.cap : p.len, &ti);
+		if (rc == -ENOMSG)
+			continue;	/* not a test frame (IPv6 noise) */
+		if (rc || p.truncated)
+			(*bad)++;
+		else if (ti.tag == tag)
+			good++;
+	}
+	return good;
+}
+
+/**
+ * td_announce() - @g sends a broadcast from @mac: the switch learns it
+ * @g:		guest
+ * @mac:	source MAC
+ */
+static void td_announce(struct td_guest *g, const uint8_t mac[6])
+{
+	static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t fr[64];
+	unsigned int i, bad;
+
+	vdrv_pkt_test_frame(fr, sizeof(fr), bc, mac, 0xfffe, td_seq++);
+	if (vdrv_send(g->d, fr, sizeof(fr)))
+		td_fatal("%s: announce failed", g->name);
+	for (i = 0; i < TD_GUESTS; i++)
+		if (&td_g[i] != g && td_g[i].d)
+			td_collect(&td_g[i], 0xfffe, 1, 200, &bad);
+}
+
+/**
+ * td_unicast() - inject @n frames to @mac, expect them all at @to only
+ * @name:	case
+ * @mac:	destination
+ * @to:		guest that must get them
+ * @others:	guests that must get none (NULL-terminated)
+ * @n:		frames
+ * Return: true if delivered as expected
+ */
+static bool td_unicast(const char *name, const uint8_t mac[6],
+		       struct td_guest *to, struct td_guest **others,
+		       unsigned int n)
+{
+	uint32_t tag = td_seq;
+	unsigned int got, bad, stray = 0, b2;
+	bool ok;
+
+	td_inject(mac, tag, n);
+	got = td_collect(to, tag, n, 3000, &bad);
+	for (; *others; others++) {
+		if (!(*others)->d)
+			continue;	/* closed already */
+		stray += td_collect(*others, tag, 0, 100, &b2);
+		bad += b2;
+	}
+	ok = got == n && !bad && !stray;
+	if (!ok)
+		td_report(false, name, "%s got %u of %u, %u corrupt, %u at "
+			  "other guests", to->name, got, n, bad, stray);
+	return ok;
+}
+
+/**
+ * td_open() - connect guest @i
+ * @i:		index
+ * @sock:	vhost-user socket
+ * @mrg:	negotiate MRG_RXBUF
+ */
+static void td_open(unsigned int i, const char *sock, bool mrg)
+{
+	struct td_guest *g = &td_g[i];
+	struct vdrv_opts o;
+	int rc;
+
+	vdrv_opts_init(&o, sock);
+	if (!mrg)
+		o.features &= ~(1ULL << 15 /* VIRTIO_NET_F_MRG_RXBUF */);
+	rc = vdrv_open(&o, &g->d);
+	if (rc)
+		td_fatal("open %s: %s", sock, strerror(-rc));
+	memcpy(g->mac, (uint8_t[6]){ 0x02, 0x7d, 0, 0, 0, (uint8_t)(i + 1) },
+	       6);
+	snprintf(g->name, sizeof(g->name), "vu%u", i);
+}
+
+/**
+ * td_close_check() - close @g; its RX ring's base must match what it got
+ * @g:		guest
+ *
+ * Every RX chain vhostd popped is either returned used or given back
+ * (virtq_unpop) when the ring stops, so GET_VRING_BASE must report
+ * exactly the buffers the guest received; more would be buffers lost
+ * with the chains held for direct reads.
+ */
+static void td_close_check(struct td_guest *g)
+{
+	uint16_t bases[VDRV_NRINGS] = { 0, 0 };
+	uint16_t used;
+	unsigned int bad;
+	int rc;
+
+	td_collect(g, 0, 0, 50, &bad);	/* take what is published */
+	used = (uint16_t)vdrv_stats(g->d)->rx_bufs_used;
+	rc = vdrv_close(g->d, bases);
+	g->d = NULL;
+	td_report(!rc && bases[0] == used, "ring-base", "%s: RX base %u, "
+		  "buffers received %u (rc %d)", g->name, bases[0], used, rc);
+}
+
+int main(int argc, char **argv)
+{
+	static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct td_guest *g0 = &td_g[0], *g1 = &td_g[1], *g2 = &td_g[2];
+	struct td_guest *not0[] = { g1, g2, NULL };
+	struct td_guest *not0b[] = { g2, NULL };
+	struct td_guest *not1[] = { g0, g2, NULL };
+	struct td_guest *not2[] = { g0, g1, NULL };
+	unsigned long long d0, d1, s0, a, b;
+	unsigned int bad, bad1, n0, n1;
+	uint32_t tag;
+	bool ok;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 6) {
+		fprintf(stderr, "usage: tapdirect_itest IFNAME CTL SOCK0 "
+			"SOCK1 SOCK2\n");
+		return 2;
+	}
+	td_ctl = argv[2];
+	td_tap_open(argv[1]);
+	td_open(0, argv[3], true);
+	td_open(1, argv[4], true);
+	td_open(2, argv[5], false);
+
+	/* direct-unicast */
+	td_announce(g0, g0->mac);
+	td_sleep_ms(TD_SYNC_MS);
+	d0 = td_direct("vu0");
+	a = td_direct("tap0");
+	ok = td_unicast("direct-unicast", g0->mac, g0, not0, TD_N);
+	d0 = td_direct("vu0") - d0;
+	a = td_direct("tap0") - a;
+	if (ok)
+		td_report(d0 == TD_N && a == TD_N, "direct-unicast",
+			  "%u frames intact, %llu direct reads into vu0 "
+			  "(tap0 counted %llu)", TD_N, d0, a);
+
+	/* broadcast */
+	tag = td_seq;
+	d0 = td_direct("vu0");
+	td_inject(bc, tag, 16);
+	n0 = td_collect(g0, tag, 16, 3000, &bad);
+	n1 = td_collect(g1, tag, 16, 3000, &bad1);
+	d0 = td_direct("vu0") - d0;
+	td_report(n0 == 16 && n1 == 16 && !bad && !bad1 && !d0, "broadcast",
+		  "vu0 got %u, vu1 got %u of 16, %llu direct", n0, n1, d0);
+
+	/* move-stale: before the next sync, the map still says vu0. */
+	s0 = td_ctr("vu0", "\"steer\":");
+	td_announce(g1, g0->mac);
+	ok = td_unicast("move-stale", g0->mac, g1, not1, 16);
+	if (ok)
+		td_report(true, "move-stale", "16 frames at vu1 only (%llu "
+			  "re-checked and forwarded)",
+			  td_ctr("vu0", "\"steer\":") - s0);
+
+	/* move-synced */
+	td_sleep_ms(TD_SYNC_MS);
+	d0 = td_direct("vu0");
+	d1 = td_direct("vu1");
+	ok = td_unicast("move-synced", g0->mac, g1, not1, TD_N);
+	d0 = td_direct("vu0") - d0;
+	d1 = td_direct("vu1") - d1;
+	if (ok)
+		td_report(d1 == TD_N && !d0, "move-synced", "%llu direct reads "
+			  "into vu1, %llu into vu0", d1, d0);
+
+	/* ring-base, with chains held for the next direct read (anything
+	 * else sent to vu1 would use them up first)
+	 */
+	td_close_check(g1);
+
+	/* no-mrg */
+	td_announce(g2, g2->mac);
+	td_sleep_ms(TD_SYNC_MS);
+	b = td_direct("vu2");
+	ok = td_unicast("no-mrg", g2->mac, g2, not2, 16);
+	b = td_direct("vu2") - b;
+	if (ok)
+		td_report(!b, "no-mrg", "16 frames intact, %llu direct", b);
+
+	/* G0 takes its MAC back (G1 is gone) and gets direct reads again. */
+	td_announce(g0, g0->mac);
+	td_sleep_ms(TD_SYNC_MS);
+	d0 = td_direct("vu0");
+	ok = td_unicast("direct-again", g0->mac, g0, not0b, 16);
+	d0 = td_direct("vu0") - d0;
+	if (ok)
+		td_report(d0 == 16, "direct-again", "%llu direct reads into "
+			  "vu0", d0);
+	td_close_check(g0);
+	vdrv_close(g2->d, NULL);
+	close(td_ps);
+	printf("%u failed\n", td_failed);
+	return td_failed ? 1 : 0;
+}
