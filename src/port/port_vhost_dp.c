@@ -101,7 +101,13 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 	 * misses on lines the guest just wrote overlap instead of queuing
 	 * one behind the other (see virtq_prefetch()).
 	 */
-	virtq_prefetch(vq, max);
+	max = virtq_prefetch(vq, max);
+	if (!max && unlikely(vq->broken)) {
+		/* virtq_avail_count() found avail->idx out of range. */
+		stats_add(&p->stats.violations, 1);
+		vu_dev_mark_broken(&pv->dev);
+		return -EIO;
+	}
 	for (i = 0; i < max; i++) {
 		struct virtq_elem *e = &pv->tx_elems[npush];
 		enum virtq_pop_result r = virtq_pop(vq, e);

@@ -188,15 +188,18 @@ unsigned int virtq_avail_count(struct virtq *vq)
  * lets the misses overlap.  Only a hint: a head read here is not
  * trusted (virtq_pop() reads and checks it again), an out-of-range one
  * is simply skipped.
+ *
+ * Return: chains published and not yet popped, at most @n (0: nothing
+ *	   to pop, the caller may skip the burst)
  */
-void virtq_prefetch(struct virtq *vq, unsigned int n)
+unsigned int virtq_prefetch(struct virtq *vq, unsigned int n)
 {
 	unsigned int avail = virtq_avail_count(vq), i;
 
 	if (n > avail)
 		n = avail;
 	if (!n)
-		return;
+		return 0;
 	smp_rmb();
 	for (i = 0; i < n; i++) {
 		uint16_t head = READ_ONCE(vq->avail->ring[
@@ -206,6 +209,7 @@ void virtq_prefetch(struct virtq *vq, unsigned int n)
 		if (head < vq->num)
 			__builtin_prefetch(&vq->desc[head]);
 	}
+	return n;
 }
 
 /**

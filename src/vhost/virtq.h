@@ -123,7 +123,8 @@ struct virtq {
  * virtq_avail_count()	new avail entries (0 if broken; an avail->idx more
  *			than @num ahead of @last_avail_idx breaks the ring).
  * virtq_prefetch()	hint: start loading the descriptors of the next @n
- *			chains (avail entries already published only).
+ *			chains (avail entries already published only);
+ *			returns how many there are, up to @n.
  * virtq_pop()		next chain, following NEXT and (if negotiated)
  *			INDIRECT, every segment through guest_mem_iov().
  * virtq_unpop()		give back the last @n popped chains (not yet pushed).
@@ -140,7 +141,7 @@ void virtq_init(struct virtq *vq);
 int virtq_map(struct virtq *vq, const struct guest_mem *mem);
 bool virtq_ready(const struct virtq *vq);
 unsigned int virtq_avail_count(struct virtq *vq);
-void virtq_prefetch(struct virtq *vq, unsigned int n);
+unsigned int virtq_prefetch(struct virtq *vq, unsigned int n);
 enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem);
 void virtq_unpop(struct virtq *vq, unsigned int n);
 void virtq_push(struct virtq *vq, uint16_t head, uint32_t len);
