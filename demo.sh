@@ -34,7 +34,9 @@ bold "Installing guest image and tools (tests/guest/setup.sh)"
 "$ROOT/tests/guest/setup.sh"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	bold "Building vhostd (make O=$BUILD)"
-	command -v cc >/dev/null || apt-get install -y -q --no-install-recommends gcc make libc6-dev
+	if ! command -v cc >/dev/null || ! [ -e /usr/include/bpf/libbpf.h ]; then
+		apt-get install -y -q --no-install-recommends gcc make libc6-dev libbpf-dev
+	fi
 	make -C "$ROOT" O="$BUILD" -j"$(nproc)" "$BUILD/vhostd" "$BUILD/vhostctl" >/dev/null
 fi
 [ -x "$VHOSTD" ] || { echo "demo.sh: no vhostd at $VHOSTD" >&2; exit 1; }

@@ -11,9 +11,10 @@
 #   or   dpdk-testpmd --vdev net_vhost0,iface=A.sock --vdev net_vhost1,...
 #                     --forward-mode=io   (port 0 <-> port 1)
 #
-#   vhostd runs twice: --poll-us 0 (sleep when dry, the default) and
-#   --poll-us 50; testpmd always busy-polls.  Each repetition runs the three
-#   back to back (order rotated), every point with a fresh pair of guests.
+#   vhostd runs twice: --poll-us 0 (sleep as soon as dry) and --poll-us 50
+#   (the default: poll 50 us before sleeping); testpmd always busy-polls.
+#   Each repetition runs the three back to back (order rotated), every
+#   point with a fresh pair of guests.
 #
 #   Placement: on a VM the host may put the two vCPUs close (cache-line
 #   round trip ~80 ns) or far apart (~350 ns) and move them at any time;
@@ -293,10 +294,11 @@ if [ -n "$FROM_RAW" ]; then
 fi
 
 # ---- dependencies and build ------------------------------------------------
-if [ "$INSTALL" = 1 ] && ! command -v dpdk-testpmd >/dev/null; then
-	log "installing DPDK (dpdk-dev: testpmd; librte-net-vhost23: net_vhost)"
+if [ "$INSTALL" = 1 ] && { ! command -v dpdk-testpmd >/dev/null ||
+			   ! [ -e /usr/include/bpf/libbpf.h ]; }; then
+	log "installing DPDK (dpdk-dev: testpmd; librte-net-vhost23: net_vhost) and libbpf-dev"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y \
-		--no-install-recommends dpdk-dev librte-net-vhost23 jq >&2 ||
+		--no-install-recommends dpdk-dev librte-net-vhost23 jq libbpf-dev >&2 ||
 		{ echo "run.sh: apt-get install failed" >&2; exit 2; }
 fi
 command -v dpdk-testpmd >/dev/null ||

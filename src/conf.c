@@ -159,7 +159,7 @@ static bool conf_copy(char *dst, size_t size, const char *val)
 /**
  * conf_parse_port() - parse one --port spec
  * @spec:	"vhost-user,path=SOCK[,name=N][,client][,queues=N][,offload=on|off]"
- *		or "tap,ifname=IF[,name=N][,offload=on|off]"
+ *		or "tap,ifname=IF[,name=N][,offload=on|off][,direct=on|off]"
  * @index:	port index, for the default name
  * @out:	result (fully written on success, garbage on error)
  * @err:	one-line error message on failure
@@ -172,7 +172,7 @@ int conf_parse_port(const char *spec, unsigned int index,
 	char item[CONF_SPEC_MAX];
 	bool vhost, seen_name = false, seen_path = false;
 	bool seen_client = false, seen_queues = false, seen_ifname = false;
-	bool seen_offload = false;
+	bool seen_offload = false, seen_direct = false;
 	const char *p = spec;
 	bool more;
 	int n;
@@ -180,6 +180,7 @@ int conf_parse_port(const char *spec, unsigned int index,
 	memset(out, 0, sizeof(*out));
 	out->queues = 1;
 	out->offload = true;
+	out->direct = true;
 
 #define SPEC_ERR(...)							\
 	return conf_err(err, errlen, "vhostd: --port '%s': " __VA_ARGS__)
@@ -237,6 +238,9 @@ int conf_parse_port(const char *spec, unsigned int index,
 		} else if (!strcmp(key, "offload")) {
 			dup = seen_offload;
 			seen_offload = true;
+		} else if (!vhost && !strcmp(key, "direct")) {
+			dup = seen_direct;
+			seen_direct = true;
 		} else {
 			SPEC_ERR("unknown key '%s'", spec, key);
 		}
@@ -264,6 +268,16 @@ int conf_parse_port(const char *spec, unsigned int index,
 				out->offload = false;
 			else
 				SPEC_ERR("offload takes on or off, not '%s'",
+					 spec, val);
+			continue;
+		}
+		if (!strcmp(key, "direct")) {
+			if (!strcmp(val, "on"))
+				out->direct = true;
+			else if (!strcmp(val, "off"))
+				out->direct = false;
+			else
+				SPEC_ERR("direct takes on or off, not '%s'",
 					 spec, val);
 			continue;
 		}
@@ -372,9 +386,12 @@ void conf_usage(void *f)
 "        -chardev socket,path=SOCK,reconnect=1); with 'client' vhostd\n"
 "        connects to SOCK instead (QEMU: -chardev socket,server=on).\n"
 "        queues: queue pairs; only 1 is supported for now.\n"
-"  --port tap,ifname=IF[,name=NAME][,offload=on|off]\n"
+"  --port tap,ifname=IF[,name=NAME][,offload=on|off][,direct=on|off]\n"
 "        a TAP interface IF created (or attached, if persistent) in\n"
 "        vhostd's network namespace; vhostd does not configure it.\n"
+"        direct=off: no tun queue per guest (no eBPF steering); frames\n"
+"        from the kernel are read into vhostd's buffers, then copied\n"
+"        into the guest (default on: one read into the guest's buffers).\n"
 "  offload=off: offer no checksum/TSO/USO offloads on this port (default\n"
 "        on: 64 KiB TSO frames travel whole where both ends allow it).\n"
 "  NAME defaults to vu<i> / tap<i>, i being the port's position (from 0)\n"

@@ -3,7 +3,7 @@
  *
  * Port specs follow QEMU's key=value convention:
  *   --port vhost-user,path=SOCK[,name=N][,client][,queues=N][,offload=on|off]
- *   --port tap,ifname=IF[,name=N][,offload=on|off]
+ *   --port tap,ifname=IF[,name=N][,offload=on|off][,direct=on|off]
  * Every error is one line naming the offending spec and key.
  */
 #ifndef VHOSTD_CONF_H
@@ -30,6 +30,8 @@
  * @queues:	vhost-user: queue pairs (1 until multiqueue lands)
  * @ifname:	tap: interface name
  * @offload:	offer checksum/segmentation offloads (offload=on|off)
+ * @direct:	tap: read frames for a guest straight into its buffers
+ *		through a steered queue per guest (direct=on|off, default on)
  */
 struct conf_port {
 	char type[CONF_NAME_MAX];
@@ -39,6 +41,7 @@ struct conf_port {
 	unsigned int queues;
 	char ifname[CONF_IFNAME_MAX];
 	bool offload;
+	bool direct;
 };
 
 /**

@@ -399,18 +399,23 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 	}
 
 	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = TAP_IFF | IFF_MULTI_QUEUE;
 	/* conf.c guarantees it fits IFNAMSIZ with its NUL. */
 	memcpy(ifr.ifr_name, spec->ifname,
 	       MIN(strlen(spec->ifname), (size_t)IFNAMSIZ - 1));
-	t->mq = true;
-	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
-		/* A persistent single-queue TAP refuses IFF_MULTI_QUEUE
-		 * (EINVAL): use it as it is.
-		 */
-		info("tap %s: multi-queue refused (%s): one queue, TAP -> "
-		     "guest copies twice", spec->ifname, strerror(errno));
-		t->mq = false;
+	t->mq = false;
+	if (!spec->direct) {
+		info("tap %s: direct=off: one queue, TAP -> guest copies "
+		     "twice", spec->ifname);
+	} else {
+		ifr.ifr_flags = TAP_IFF | IFF_MULTI_QUEUE;
+		if (!ioctl(t->fd, TUNSETIFF, &ifr))
+			t->mq = true;
+		else	/* a persistent single-queue TAP: use it as it is */
+			info("tap %s: multi-queue refused (%s): one queue, "
+			     "TAP -> guest copies twice", spec->ifname,
+			     strerror(errno));
+	}
+	if (!t->mq) {
 		ifr.ifr_flags = TAP_IFF;
 		if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
 			rc = -errno;

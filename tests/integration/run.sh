@@ -187,6 +187,33 @@ if wanted 'tap-*'; then
 		ERR=
 		stop_vhostd || ERR="vhostd died or exited uncleanly"
 		result tap-clean-exit "$([ -z "$ERR" ] && echo 0 || echo 1)" "$ERR"
+
+		# direct=off: one tun queue, every frame through vhostd's
+		# buffers (the escape hatch); the kernel's replies must still
+		# reach the guest, and none by a direct read.  offload=off, so
+		# that the pinger (no offload features) would qualify for a
+		# steered queue if direct=off were ignored.
+		ERR=
+		start_vhostd ip netns exec "$NS" -- 1 \
+			--port tap,ifname=vdrvtap2,name=tap0,offload=off,direct=off ||
+			ERR="no start"
+		for i in $(seq 100); do
+			ip -n "$NS" link show vdrvtap2 >/dev/null 2>&1 && break
+			sleep 0.05
+		done
+		ip -n "$NS" addr add 198.18.2.1/24 dev vdrvtap2 &&
+			ip -n "$NS" link set vdrvtap2 up || ERR="no vdrvtap2"
+		out=$(timeout 30 "$TOOL" pinger --sock "$TMP/p0.sock" \
+			--mac 02:00:00:00:02:03 --ip 198.18.2.3 \
+			--peer-ip 198.18.2.1 --count 30 --interval-ms 100 2>&1) ||
+			ERR="${ERR:+$ERR; }$out"
+		check_ctr tap0 '.rx_packets' -ge 30
+		check_ctr tap0 '.direct.packets' -eq 0
+		grep -q 'direct=off' "$TMP/vhostd.log" ||
+			ERR="${ERR:+$ERR; }no direct=off log line"
+		stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
+		result tap-direct-off "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+			"${ERR:-$out}"
 	fi
 fi
 

@@ -27,6 +27,7 @@
  * @ifname:	expected ifname
  * @client:	expected client flag
  * @no_offload:	expected offload=off
+ * @no_direct:	expected direct=off
  */
 struct spec_case {
 	const char *spec;
@@ -34,6 +35,7 @@ struct spec_case {
 	const char *type, *name, *path, *ifname;
 	bool client;
 	bool no_offload;
+	bool no_direct;
 };
 
 /* Paths of 108 (does not fit sun_path with its NUL) and 107 bytes. */
@@ -46,32 +48,36 @@ struct spec_case {
 static const struct spec_case spec_cases[] = {
 	/* good */
 	{ "vhost-user,path=/run/vm1.sock", NULL, "vhost-user", "vu3",
-	  "/run/vm1.sock", "", false, false },
+	  "/run/vm1.sock", "", false, false, false },
 	{ "vhost-user,path=/s,name=vm1,client", NULL, "vhost-user", "vm1",
-	  "/s", "", true, false },
+	  "/s", "", true, false, false },
 	{ "vhost-user,client,path=/s", NULL, "vhost-user", "vu3", "/s", "",
-	  true, false },
+	  true, false, false },
 	{ "vhost-user,path=/s,client=off", NULL, "vhost-user", "vu3", "/s",
-	  "", false, false },
+	  "", false, false, false },
 	{ "vhost-user,path=/s,queues=1", NULL, "vhost-user", "vu3", "/s", "",
-	  false, false },
+	  false, false, false },
 	{ "vhost-user,path=/a,,b", NULL, "vhost-user", "vu3", "/a,b", "",
-	  false, false },
+	  false, false, false },
 	{ "vhost-user,path=/s,,", NULL, "vhost-user", "vu3", "/s,", "",
-	  false, false },
+	  false, false, false },
 	{ "vhost-user,path=" P107, NULL, "vhost-user", "vu3", P107, "",
-	  false, false },
-	{ "tap,ifname=vh0", NULL, "tap", "tap3", "", "vh0", false, false },
+	  false, false, false },
+	{ "tap,ifname=vh0", NULL, "tap", "tap3", "", "vh0", false, false, false },
 	{ "tap,ifname=vh%d,name=host-1.x_y", NULL, "tap", "host-1.x_y", "",
-	  "vh%d", false, false },
+	  "vh%d", false, false, false },
 	{ "tap,ifname=abcdefghijklmno", NULL, "tap", "tap3", "",
-	  "abcdefghijklmno", false, false },
+	  "abcdefghijklmno", false, false, false },
 	{ "vhost-user,path=/s,offload=off", NULL, "vhost-user", "vu3", "/s",
-	  "", false, true },
+	  "", false, true, false },
 	{ "vhost-user,offload=on,path=/s", NULL, "vhost-user", "vu3", "/s",
-	  "", false, false },
+	  "", false, false, false },
 	{ "tap,ifname=t,offload=off", NULL, "tap", "tap3", "", "t", false,
-	  true },
+	  true, false },
+	{ "tap,ifname=t,direct=off", NULL, "tap", "tap3", "", "t", false,
+	  false, true },
+	{ "tap,direct=on,ifname=t", NULL, "tap", "tap3", "", "t", false,
+	  false, false },
 
 	/* bad */
 	BAD("", "missing port type"),
@@ -107,6 +113,10 @@ static const struct spec_case spec_cases[] = {
 	BAD("tap,ifname=x,offload", "needs a value"),
 	BAD("tap,ifname=x,offload=yes", "offload takes on or off"),
 	BAD("vhost-user,path=/s,offload=on,offload=off", "given twice"),
+	BAD("tap,ifname=x,direct=maybe", "direct takes on or off"),
+	BAD("tap,ifname=x,direct", "needs a value"),
+	BAD("tap,ifname=x,direct=on,direct=off", "given twice"),
+	BAD("vhost-user,path=/s,direct=off", "unknown key 'direct'"),
 	BAD("tap,ifname=abcdefghijklmnop", "ifname too long"),
 	BAD("tap,ifname=a/b", "not a valid interface name"),
 	BAD("tap,ifname=..", "not a valid interface name"),
@@ -135,6 +145,7 @@ static void test_port_specs(void **state)
 			assert_string_equal(p.ifname, t->ifname);
 			assert_int_equal(p.client, t->client);
 			assert_int_equal(p.offload, !t->no_offload);
+			assert_int_equal(p.direct, !t->no_direct);
 			assert_int_equal(p.queues, 1);
 			continue;
 		}
