@@ -2,6 +2,12 @@
 # vhostd - one plain Makefile.  Sources are found by directory, so adding a
 # file to a layer needs no edit here.
 #
+# A test or bench program is one file (tests/unit/test_P.c,
+# tests/integration/P.c, bench/P.c) or, once it grows, that file plus the
+# sources in a directory named after it (tests/integration/P/*.c, with the
+# program's private header there): they are linked into the one binary.
+# The program wildcards below do not descend into those directories.
+#
 #   make            vhostd, vhostctl, libvdrv.a and the test programs
 #   make check      unit tests (no privileges, milliseconds)
 #   make fuzz       libFuzzer harnesses (clang, ASan+UBSan)
@@ -43,6 +49,16 @@ $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# A split program's parts compile under $(O)/parts/: $(O)/bench/P is the
+# program itself, so $(O)/bench/P/ cannot hold its objects.
+$(O)/parts/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# parts DIR - objects of the sources in a program's directory (none if
+# it has none); expanded per program through .SECONDEXPANSION below
+parts = $(patsubst %.c,$(O)/parts/%.o,$(wildcard $(1)/*.c))
+
 $(O)/libvhostd.a: $(DAEMON_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -60,16 +76,22 @@ $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a
 $(O)/vhostctl: $(O)/cli/vhostctl.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
+# Each program's prerequisites name its parts: $$* is the program's stem,
+# known only in the second expansion.
+.SECONDEXPANSION:
+
 # Unit tests link the daemon's library (they test its modules).
-$(O)/tests/test_%: $(O)/tests/unit/test_%.o $(O)/libvhostd.a
+$(O)/tests/test_%: $(O)/tests/unit/test_%.o \
+		   $$(call parts,tests/unit/test_$$*) $(O)/libvhostd.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(DAEMON_LIBS)
 
 # Integration tests and benchmarks are "guests": they link only the
 # driver-side library, never the daemon's ring or protocol code.
-$(O)/tests/%: $(O)/tests/integration/%.o $(O)/libvdrv.a
+$(O)/tests/%: $(O)/tests/integration/%.o \
+	      $$(call parts,tests/integration/$$*) $(O)/libvdrv.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-$(O)/bench/%: $(O)/bench/%.o $(O)/libvdrv.a
+$(O)/bench/%: $(O)/bench/%.o $$(call parts,bench/$$*) $(O)/libvdrv.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lm
 
 check: $(UNIT_BINS)
