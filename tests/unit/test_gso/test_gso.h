@@ -24,6 +24,19 @@
 #define FRAME_MAX	(70 * 1024)
 #define T_TCP_FLAGS	13
 
+/**
+ * struct spec - a GSO frame to build
+ * @v6:		IPv6 (else IPv4)
+ * @udp:	UDP (USO; else TCP)
+ * @vlan:	one 802.1Q tag
+ * @partial:	segment in partial-checksum mode
+ * @ipopt:	IPv4 option bytes, multiple of 4
+ * @tcpopt:	TCP option bytes, multiple of 4
+ * @tcp_flags:	TCP flags of the big frame
+ * @urg:	TCP urgent pointer
+ * @pay_len:	L4 payload bytes
+ * @mss:	gso_size
+ */
 struct spec {
 	bool v6, udp, vlan, partial;
 	unsigned int ipopt, tcpopt;	/* option bytes, multiples of 4 */
@@ -33,6 +46,15 @@ struct spec {
 	uint16_t mss;
 };
 
+/**
+ * struct frame - a built frame and the packet that describes it
+ * @buf:	the bytes
+ * @len:	their count
+ * @l3:		IP header offset
+ * @l4:		TCP/UDP header offset
+ * @pay:	payload offset
+ * @pkt:	the library's view: virtio-net header, iovecs over @buf
+ */
 struct frame {
 	uint8_t buf[FRAME_MAX];
 	size_t len, l3, l4, pay;
