@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* session.c - QEMU 7.2's vhost-user session, message by message
+ *
+ * The start sequence and its replies, SET_VRING_ENABLE gating the
+ * queue callbacks, memory slots (ADD/REM_MEM_REG), and REPLY_ACK.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include "test_vhost_user.h"
+
+void test_qemu_sequence(void **state)
+{
+	uint64_t feat = F_PROTO | (1ull << VIRTIO_F_VERSION_1) |
+			(1ull << VIRTIO_RING_F_EVENT_IDX);
+	struct vring_desc *desc = (void *)(f.mem + DESC_OFF(1));
+	struct vring_avail *avail = (void *)(f.mem + AVAIL_OFF(1));
+	struct vring_used *used = (void *)(f.mem + USED_OFF(1));
+	struct vhost_vring_state st = { 1, 0 };
+	struct virtq_elem e;
+
+	negotiate((1 << 0) | (1 << 3), feat);
+	assert_int_equal(vu_dev_hdr_len(&f.dev), 12);
+	assert_true(f.dev.q[0].vq.event_idx);
+	assert_false(f.dev.q[0].vq.indirect);
+
+	assert_int_equal(set_mem_table(VHOST_USER_NEED_REPLY_MASK), 0);
+	assert_int_equal(ack(VHOST_USER_SET_MEM_TABLE), 0);
+	assert_int_equal(f.dev.mem.nregions, 2);
+
+	start_ring(0);
+	start_ring(1);
+	assert_string_equal(f.log, "S0S1");
+	assert_true(f.dev.q[1].started);
+
+	/* the guest sends a frame on TX (queue 1): the datapath pops it */
+	memcpy(f.mem + BUF_OFF, "hello", 5);
+	desc[3] = (struct vring_desc){ BUF_OFF, 5, 0, 0 };
+	avail->ring[0] = 3;
+	avail->idx = 1;
+	pthread_mutex_lock(&f.dev.q[1].lock);
+	assert_true(f.dev.q[1].started);
+	assert_int_equal(virtq_pop(&f.dev.q[1].vq, &e), VIRTQ_POP_OK);
+	assert_int_equal(e.out_len, 5);
+	assert_memory_equal(e.iov[0].iov_base, "hello", 5);
+	virtq_push(&f.dev.q[1].vq, e.head, 0);
+	virtq_flush(&f.dev.q[1].vq);
+	virtq_notify(&f.dev.q[1].vq);
+	pthread_mutex_unlock(&f.dev.q[1].lock);
+	assert_int_equal(used->idx, 1);
+	assert_int_equal(used->ring[0].id, 3);
+	assert_int_equal(f.dev.q[1].vq.stat_notifies, 1);
+
+	/* stop: GET_VRING_BASE per ring returns where we are */
+	assert_int_equal(set_state(VHOST_USER_GET_VRING_BASE, 0, 1, 0), 0);
+	fe_reply(VHOST_USER_GET_VRING_BASE, &st, sizeof(st));
+	assert_int_equal(st.index, 1);
+	assert_int_equal(st.num, 1);
+	assert_int_equal(set_state(VHOST_USER_GET_VRING_BASE, 0, 0, 0), 0);
+	fe_reply(VHOST_USER_GET_VRING_BASE, &st, sizeof(st));
+	assert_int_equal(st.num, 0);
+	assert_string_equal(f.log, "S0S1s1s0");
+	assert_int_equal(f.dev.q[0].kick_fd, -1);
+
+	/* restart: base 0 is sent, but the used ring shows 1 completed */
+	start_ring(1);
+	assert_string_equal(f.log, "S0S1s1s0S1");
+	assert_int_equal(f.dev.q[1].vq.last_avail_idx, 1);
+
+	/* QEMU goes away */
+	close(f.sock);
+	f.sock = -1;
+	assert_int_equal(vu_dev_handle(&f.dev), -ECONNRESET);
+	vu_dev_detach(&f.dev);
+	assert_string_equal(f.log, "S0S1s1s0S1s1");
+	assert_int_equal(f.dev.stats.connects, 1);
+	assert_int_equal(f.dev.stats.disconnects, 1);
+	assert_int_equal(f.dev.stats.msg_errors, 0);
+	assert_int_equal(f.dev.mem.nregions, 0);
+}
+
+void test_enable_gating(void **state)
+{
+	/* PROTOCOL_FEATURES acked: rings start disabled */
+	assert_int_equal(set_u64(VHOST_USER_SET_FEATURES, 0, F_PROTO), 0);
+	assert_int_equal(set_mem_table(0), 0);
+	start_ring(0);
+	assert_int_equal(f.nstart[0], 0);
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_ENABLE, 0, 0, 1), 0);
+	assert_int_equal(f.nstart[0], 1);
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_ENABLE, 0, 0, 0), 0);
+	assert_int_equal(f.nstop[0], 1);
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_ENABLE, 0, 0, 2), 0);
+	assert_int_equal(f.dev.stats.msg_errors, 1);
+
+	/* not acked: a ring runs as soon as it has a kick fd */
+	assert_int_equal(set_u64(VHOST_USER_SET_FEATURES, 0, 0), 0);
+	assert_int_equal(f.nstart[0], 2);
+	/* a new kick fd replaces the old one: stop, then start again */
+	assert_int_equal(set_vring_fd(VHOST_USER_SET_VRING_KICK, 0), 0);
+	assert_string_equal(f.log, "S0s0S0s0S0");
+	/* RESET_OWNER stops everything */
+	assert_int_equal(xfer(VHOST_USER_RESET_OWNER, 0, NULL, 0, NULL, 0), 0);
+	assert_string_equal(f.log, "S0s0S0s0S0s0");
+	assert_int_equal(f.dev.mem.nregions, 0);
+}
+
+void test_mem_slots(void **state)
+{
+	struct vhost_user_mem_reg r = {
+		.region = { 0, MEM_SIZE / 2, UVA_BASE, 0 },
+	};
+	struct vhost_user_mem_reg r2 = {
+		.region = { MEM_SIZE / 2, MEM_SIZE / 2, UVA_BASE + MEM_SIZE / 2,
+			    MEM_SIZE / 2 },
+	};
+	uint8_t *old_desc;
+
+	negotiate((1 << 3) | (1 << 15), 0);
+	assert_int_equal(get_u64(VHOST_USER_GET_MAX_MEM_SLOTS),
+			 GUEST_MEM_MAX_REGIONS);
+	assert_int_equal(xfer(VHOST_USER_ADD_MEM_REG,
+			      VHOST_USER_NEED_REPLY_MASK, &r, sizeof(r),
+			      &f.memfd, 1), 0);
+	assert_int_equal(ack(VHOST_USER_ADD_MEM_REG), 0);
+	start_ring(0);
+	assert_int_equal(f.nstart[0], 1);
+	old_desc = (uint8_t *)f.dev.q[0].vq.desc;
+
+	/* adding a region remaps in place: no stop */
+	assert_int_equal(xfer(VHOST_USER_ADD_MEM_REG,
+			      VHOST_USER_NEED_REPLY_MASK, &r2, sizeof(r2),
+			      &f.memfd, 1), 0);
+	assert_int_equal(ack(VHOST_USER_ADD_MEM_REG), 0);
+	assert_int_equal(f.nstop[0], 0);
+	assert_ptr_equal(f.dev.q[0].vq.desc, old_desc);
+	/* the same region twice overlaps: refused */
+	assert_int_equal(xfer(VHOST_USER_ADD_MEM_REG,
+			      VHOST_USER_NEED_REPLY_MASK, &r2, sizeof(r2),
+			      &f.memfd, 1), 0);
+	assert_int_not_equal(ack(VHOST_USER_ADD_MEM_REG), 0);
+
+	/* removing the rings' region stops the ring; fd attached is fine */
+	assert_int_equal(xfer(VHOST_USER_REM_MEM_REG,
+			      VHOST_USER_NEED_REPLY_MASK, &r, sizeof(r),
+			      &f.memfd, 1), 0);
+	assert_int_equal(ack(VHOST_USER_REM_MEM_REG), 0);
+	assert_int_equal(f.nstop[0], 1);
+	assert_false(f.dev.q[0].started);
+	assert_int_equal(xfer(VHOST_USER_REM_MEM_REG,
+			      VHOST_USER_NEED_REPLY_MASK, &r, sizeof(r),
+			      NULL, 0), 0);
+	assert_int_not_equal(ack(VHOST_USER_REM_MEM_REG), 0);
+	/* and adding it back starts it again */
+	assert_int_equal(xfer(VHOST_USER_ADD_MEM_REG, 0, &r, sizeof(r),
+			      &f.memfd, 1), 0);
+	no_reply();
+	assert_int_equal(f.nstart[0], 2);
+
+	/* a full SET_MEM_TABLE replaces everything; rings remapped */
+	assert_int_equal(set_mem_table(0), 0);
+	assert_true(f.dev.q[0].started);
+	assert_int_equal(f.nstop[0], 1);
+	assert_int_equal(f.dev.mem.nregions, 2);
+	/* an empty table takes the ring away */
+	{
+		uint32_t empty[2] = { 0, 0 };
+
+		assert_int_equal(xfer(VHOST_USER_SET_MEM_TABLE, 0, empty,
+				      sizeof(empty), NULL, 0), 0);
+	}
+	assert_int_equal(f.nstop[0], 2);
+}
+
+void test_reply_ack(void **state)
+{
+	/* REPLY_ACK not negotiated yet: NEED_REPLY is ignored */
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_NUM,
+				   VHOST_USER_NEED_REPLY_MASK, 0, 256), 0);
+	no_reply();
+	assert_int_equal(set_u64(VHOST_USER_SET_PROTOCOL_FEATURES,
+				 VHOST_USER_NEED_REPLY_MASK, 1 << 3), 0);
+	assert_int_equal(ack(VHOST_USER_SET_PROTOCOL_FEATURES), 0);
+
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_NUM,
+				   VHOST_USER_NEED_REPLY_MASK, 0, 256), 0);
+	assert_int_equal(ack(VHOST_USER_SET_VRING_NUM), 0);
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_NUM,
+				   VHOST_USER_NEED_REPLY_MASK, 0, 100), 0);
+	assert_int_not_equal(ack(VHOST_USER_SET_VRING_NUM), 0);
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_NUM,
+				   VHOST_USER_NEED_REPLY_MASK, 0, 65536), 0);
+	assert_int_not_equal(ack(VHOST_USER_SET_VRING_NUM), 0);
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_NUM,
+				   VHOST_USER_NEED_REPLY_MASK, 2, 256), 0);
+	assert_int_not_equal(ack(VHOST_USER_SET_VRING_NUM), 0);
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_BASE,
+				   VHOST_USER_NEED_REPLY_MASK, 0, 0x10000), 0);
+	assert_int_not_equal(ack(VHOST_USER_SET_VRING_BASE), 0);
+	/* features never offered (LOG_ALL) are refused */
+	assert_int_equal(set_u64(VHOST_USER_SET_FEATURES,
+				 VHOST_USER_NEED_REPLY_MASK, 1ull << 26), 0);
+	assert_int_not_equal(ack(VHOST_USER_SET_FEATURES), 0);
+	assert_int_equal(set_u64(VHOST_USER_SET_PROTOCOL_FEATURES,
+				 VHOST_USER_NEED_REPLY_MASK, 1ull << 1), 0);
+	assert_int_not_equal(ack(VHOST_USER_SET_PROTOCOL_FEATURES), 0);
+	/* unknown request: refused, session kept */
+	assert_int_equal(xfer(99, VHOST_USER_NEED_REPLY_MASK, NULL, 0, NULL,
+			      0), 0);
+	assert_int_not_equal(ack(99), 0);
+	assert_int_equal(set_u64(VHOST_USER_SET_LOG_BASE,
+				 VHOST_USER_NEED_REPLY_MASK, 0), 0);
+	assert_int_not_equal(ack(VHOST_USER_SET_LOG_BASE), 0);
+	/* reserved bits in a vring fd message */
+	assert_int_equal(set_u64(VHOST_USER_SET_VRING_CALL,
+				 VHOST_USER_NEED_REPLY_MASK,
+				 VHOST_USER_VRING_NOFD_MASK | (1 << 12)), 0);
+	assert_int_not_equal(ack(VHOST_USER_SET_VRING_CALL), 0);
+	assert_int_equal(set_u64(VHOST_USER_SET_VRING_CALL,
+				 VHOST_USER_NEED_REPLY_MASK,
+				 VHOST_USER_VRING_NOFD_MASK | 1), 0);
+	assert_int_equal(ack(VHOST_USER_SET_VRING_CALL), 0);
+	assert_int_equal(f.dev.stats.msg_errors, 9);
+	assert_true(f.dev.err_logged);
+}
