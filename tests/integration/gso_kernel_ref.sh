@@ -12,7 +12,7 @@
 #                                                   the kernel segments and
 #                                                   checksums in software
 #
-# test_kernel_ref in tests/unit/test_gso.c writes each frame, segments it
+# test_kernel_ref in tests/unit/test_gso/kernel.c writes each frame, segments it
 # itself in full-checksum mode and demands byte-identical segments.
 # Needs root; touches nothing outside the namespace it creates.
 #
