@@ -110,4 +110,7 @@ clean:
 	rm -rf $(O)
 
 .PHONY: all check fuzz clean
+# Objects made through pattern-rule chains are intermediate to make, which
+# would delete them after linking and rebuild them on the next run.
+.SECONDARY:
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
