@@ -143,6 +143,20 @@ tap_setup() {
 	return 0
 }
 
+# tap_up IF [ADDR/LEN]: wait for vhostd to create IF in $NS, address it if
+#   asked, bring it up; non-zero if any step fails
+tap_up() {
+	local i
+	for i in $(seq 100); do
+		ip -n "$NS" link show "$1" >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	if [ -n "${2:-}" ]; then
+		ip -n "$NS" addr add "$2" dev "$1" || return 1
+	fi
+	ip -n "$NS" link set "$1" up
+}
+
 if wanted 'tap-*'; then
 	if ! tap_setup; then
 		echo "SKIP tap-*                      (needs root and ip netns)"
@@ -150,12 +164,7 @@ if wanted 'tap-*'; then
 		ERR=
 		start_vhostd ip netns exec "$NS" -- 2 \
 			--port tap,ifname=vdrvtap0,name=tap0 || ERR="no start"
-		for i in $(seq 100); do
-			ip -n "$NS" link show vdrvtap0 >/dev/null 2>&1 && break
-			sleep 0.05
-		done
-		ip -n "$NS" addr add 198.18.0.1/24 dev vdrvtap0 &&
-			ip -n "$NS" link set vdrvtap0 up || ERR="no vdrvtap0"
+		tap_up vdrvtap0 198.18.0.1/24 || ERR="no vdrvtap0"
 
 		"$TOOL" responder --sock "$TMP/p0.sock" --mac 02:00:00:00:01:02 \
 			--ip 198.18.0.2 --seconds 60 >"$TMP/resp.out" 2>&1 &
@@ -197,12 +206,7 @@ if wanted 'tap-*'; then
 		start_vhostd ip netns exec "$NS" -- 1 \
 			--port tap,ifname=vdrvtap2,name=tap0,offload=off,direct=off ||
 			ERR="no start"
-		for i in $(seq 100); do
-			ip -n "$NS" link show vdrvtap2 >/dev/null 2>&1 && break
-			sleep 0.05
-		done
-		ip -n "$NS" addr add 198.18.2.1/24 dev vdrvtap2 &&
-			ip -n "$NS" link set vdrvtap2 up || ERR="no vdrvtap2"
+		tap_up vdrvtap2 198.18.2.1/24 || ERR="${ERR:+$ERR; }no vdrvtap2"
 		out=$(timeout 30 "$TOOL" pinger --sock "$TMP/p0.sock" \
 			--mac 02:00:00:00:02:03 --ip 198.18.2.3 \
 			--peer-ip 198.18.2.1 --count 30 --interval-ms 100 2>&1) ||
@@ -235,11 +239,7 @@ if wanted 'tap-direct' && [ -x "$BUILD/tests/tapdirect_itest" ]; then
 		start_vhostd ip netns exec "$NS" -- 3 \
 			--port tap,ifname=vdrvtap1,name=tap0,offload=off ||
 			ERR="no start"
-		for i in $(seq 100); do
-			ip -n "$NS" link show vdrvtap1 >/dev/null 2>&1 && break
-			sleep 0.05
-		done
-		ip -n "$NS" link set vdrvtap1 up || ERR="no vdrvtap1"
+		tap_up vdrvtap1 || ERR="${ERR:+$ERR; }no vdrvtap1"
 		if [ -z "$ERR" ]; then
 			timeout 120 ip netns exec "$NS" \
 				"$BUILD/tests/tapdirect_itest" vdrvtap1 \
