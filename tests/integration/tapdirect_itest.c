@@ -19,7 +19,11 @@
  *                    direct read: GET_VRING_BASE reports exactly the
  *                    buffers G1 got back (the held ones were returned)
  *   no-mrg           G2 without MRG_RXBUF: delivered, never direct
- *   direct-again     G0 takes the MAC back; ring-base for G0 as well
+ *   direct-again     G0 takes the MAC back
+ *   no-buffer        G0 stops taking frames: the ones beyond its RX
+ *                    buffers fall back (counted) and are dropped, the
+ *                    rest arrive intact; drained, reads are direct again;
+ *                    ring-base for G0 as well
  *
  * One line per case ("PASS name ..." / "FAIL name: why"); exit 1 on any
  * failure.  Traffic stays on the TAP in the caller's netns.
@@ -45,6 +49,7 @@
 #define TD_GUESTS	3
 #define TD_N		64	/* frames per unicast case */
 #define TD_SYNC_MS	1500	/* > the one-second steering sync */
+#define TD_OVERFILL	400	/* > vdrv's 256 RX buffers */
 
 /**
  * struct td_guest - one vdrv guest
@@ -106,14 +111,17 @@ static void td_sleep_ms(unsigned int ms)
 }
 
 /**
- * td_ctr() - one counter of one port, from vhostd's "stats" reply
+ * td_ctr_at() - one counter of one port, from vhostd's "stats" reply
  * @port:	port name
+ * @at:		NULL, or literal text to skip to first (an object such as
+ *		"\"fallback\":", whose keys also occur elsewhere)
  * @key:	literal text just before the number, e.g. "\"tx_packets\":";
- *		the first occurrence after the port's name is taken (every
- *		port object has every key)
+ *		the first occurrence after the port's name (and @at) is
+ *		taken (every port object has every key)
  * Return: the value; exits on failure
  */
-static unsigned long long td_ctr(const char *port, const char *key)
+static unsigned long long td_ctr_at(const char *port, const char *at,
+				    const char *key)
 {
 	static char buf[1 << 16];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -135,17 +143,30 @@ static unsigned long long td_ctr(const char *port, const char *key)
 	buf[len] = '\0';
 	snprintf(name, sizeof(name), "\"name\":\"%s\"", port);
 	s = strstr(buf, name);
+	if (s && at)
+		s = strstr(s, at);
 	if (s)
 		s = strstr(s, key);
 	if (!s)
-		td_fatal("no %s%s in stats", port, key);
+		td_fatal("no %s%s%s in stats", port, at ? at : "", key);
 	return strtoull(s + strlen(key), NULL, 10);
+}
+
+static unsigned long long td_ctr(const char *port, const char *key)
+{
+	return td_ctr_at(port, NULL, key);
 }
 
 static unsigned long long td_direct(const char *port)
 {
 	return td_ctr(port, "\"direct\":{\"packets\":");
 }
+
+static unsigned long long td_fallback_no_buffer(const char *port)
+{
+	return td_ctr_at(port, "\"fallback\":", "\"no_buffer\":");
+}
+
 
 /**
  * td_tap_open() - AF_PACKET socket on @ifname: frames sent on it are
@@ -429,6 +450,33 @@ int main(int argc, char **argv)
 	if (ok)
 		td_report(d0 == 16, "direct-again", "%llu direct reads into "
 			  "vu0", d0);
+
+	/* no-buffer: G0 stops taking frames, so its ring runs out of RX
+	 * buffers.  The frames beyond go through the bounce buffers (not
+	 * left in the kernel queue, where the worker would spin on a
+	 * readable fd), are counted as direct-path fallbacks and dropped
+	 * for want of buffers; the ones that fitted arrive intact, and
+	 * once G0 drains, reads are direct again.
+	 */
+	a = td_fallback_no_buffer("vu0");
+	b = td_ctr("vu0", "\"no_buffer\":");	/* the drop counter */
+	tag = td_seq;
+	td_inject(g0->mac, tag, TD_OVERFILL);
+	td_sleep_ms(200);
+	a = td_fallback_no_buffer("vu0") - a;
+	b = td_ctr("vu0", "\"no_buffer\":") - b;
+	n0 = td_collect(g0, tag, 0, 500, &bad);
+	td_report(a >= 1 && b >= 1 && n0 >= 1 && !bad &&
+		  n0 + b == TD_OVERFILL, "no-buffer",
+		  "%u of %u frames fitted and arrived intact (%u corrupt), "
+		  "%llu fell back for want of buffers, %llu dropped",
+		  n0, TD_OVERFILL, bad, a, b);
+	d0 = td_direct("vu0");
+	ok = td_unicast("no-buffer", g0->mac, g0, not0b, 16);
+	d0 = td_direct("vu0") - d0;
+	if (ok)
+		td_report(d0 == 16, "no-buffer-drained", "%llu direct reads "
+			  "into vu0 once it took buffers again", d0);
 	td_close_check(g0);
 	vdrv_close(g2->d, NULL);
 	close(td_ps);
