@@ -150,6 +150,45 @@ bool port_vhost_arm(struct port *p, uint32_t cookie);
 unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 			     unsigned int n);
 
+/**
+ * port_vhost_over_mtu() - whether a frame exceeds the guest's MTU
+ * @pv:		destination guest
+ * @pkt:	the frame
+ *
+ * With an MTU set (NET_SET_MTU: QEMU's host_mtu=), the guest may rely on
+ * never receiving more than MTU-sized frames (virtio 1.1 5.1.6.3.2); a
+ * GSO frame is the exception, it is one by design.  One VLAN tag is
+ * allowed on top of the Ethernet header.
+ *
+ * Return: true if @pkt must not be delivered to @pv whole
+ * Context: RX queue lock held (the MTU changes under it)
+ */
+static inline bool port_vhost_over_mtu(const struct port_vhost *pv,
+				       const struct pkt *pkt)
+{
+	return pv->dev.mtu && pkt->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
+	       pkt->len > (uint32_t)pv->dev.mtu + ETH_HLEN + 4;
+}
+
+/**
+ * port_vhost_rx_flags() - header flags of a frame delivered whole
+ * @pv:		destination guest
+ * @flags:	the frame's virtio-net header flags
+ *
+ * A guest without GUEST_CSUM gets none; one with it gets NEEDS_CSUM and
+ * DATA_VALID only.
+ *
+ * Return: the flags to write into the guest's header
+ */
+static inline uint8_t port_vhost_rx_flags(const struct port_vhost *pv,
+					  uint8_t flags)
+{
+	if (!(pv->dev.features & PV_FEAT(VIRTIO_NET_F_GUEST_CSUM)))
+		return 0;
+	return flags & (VIRTIO_NET_HDR_F_NEEDS_CSUM |
+			VIRTIO_NET_HDR_F_DATA_VALID);
+}
+
 /* RX chain reserve (port_vhost_dp.c), under the RX queue lock. */
 struct virtq_elem *port_vhost_rx_chain(struct port_vhost *pv, unsigned int i);
 int port_vhost_rx_fill(struct port_vhost *pv, struct virtq *vq,

@@ -190,8 +190,7 @@ static int direct_check(const struct port *p, const struct port_vhost *pv,
 	 */
 	if ((dst[0] & 1) || fdb_lookup(switch_fdb(), dst) != p->idx)
 		return STATS_DIRECT_STEER;
-	if (pv->dev.mtu && pkt->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
-	    pkt->len > (uint32_t)pv->dev.mtu + ETH_HLEN + 4)
+	if (port_vhost_over_mtu(pv, pkt))
 		return STATS_DIRECT_MTU;
 	if (!pkt->vnet.flags && pkt->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE)
 		return -1;
@@ -229,11 +228,7 @@ static void direct_deliver(struct port_vhost *pv, struct virtq *vq,
 	}
 
 	/* As port_vhost_rx_frame() for a frame that passes whole. */
-	if (!(pv->dev.features & PV_FEAT(VIRTIO_NET_F_GUEST_CSUM)))
-		hdr.flags = 0;
-	else
-		hdr.flags &= VIRTIO_NET_HDR_F_NEEDS_CSUM |
-			     VIRTIO_NET_HDR_F_DATA_VALID;
+	hdr.flags = port_vhost_rx_flags(pv, hdr.flags);
 	hdr.num_buffers = (uint16_t)nbuf;
 	iov_from_buf(e->iov, e->in_num, 0, &hdr, hdr_len);
 	iov_from_buf(e->iov, e->in_num, hdr_len, &src->eth, ETH_HLEN);

@@ -505,12 +505,7 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 	struct virtio_net_hdr_v1 hdr = pkt->vnet;
 	int rc;
 
-	/* With an MTU set (NET_SET_MTU: QEMU's host_mtu=), the guest may
-	 * rely on never receiving more than MTU-sized frames (virtio 1.1
-	 * 5.1.6.3.2); a GSO frame is the exception, it is one by design.
-	 */
-	if (pv->dev.mtu && hdr.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
-	    pkt->len > (uint32_t)pv->dev.mtu + ETH_HLEN + 4)
+	if (port_vhost_over_mtu(pv, pkt))
 		return -EMSGSIZE;
 
 	/* The common case without offloads: nothing to decide. */
@@ -521,11 +516,7 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 	switch (gso_plan(pkt, pkt->src_feat, pv->dev.features)) {
 	case GSO_ACT_PASS:
 		/* A 64 KiB TSO frame travels whole: one copy. */
-		if (!(pv->dev.features & PV_FEAT(VIRTIO_NET_F_GUEST_CSUM)))
-			hdr.flags = 0;
-		else
-			hdr.flags &= VIRTIO_NET_HDR_F_NEEDS_CSUM |
-				     VIRTIO_NET_HDR_F_DATA_VALID;
+		hdr.flags = port_vhost_rx_flags(pv, hdr.flags);
 		rc = port_vhost_rx_one(pv, vq, &hdr, pkt->iov, pkt->iovcnt,
 				       pkt->len, hdr_len, mrg);
 		/* A guest posting buffers so small that a GSO frame would
