@@ -156,11 +156,9 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 	ctl_printf(b, "{\"ports\":[");
 	for (i = 0; i < n; i++) {
 		const struct port *p = switch_port(i);
-		const struct port_stats *s;
 
 		if (!p)
 			continue;
-		s = &p->stats;
 		ctl_printf(b, "%s\n{\"idx\":%u,\"name\":", first ? "" : ",",
 			   p->idx);
 		ctl_json_str(b, p->name);
@@ -171,24 +169,26 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 			   "\"tx_bytes\":%llu,\"drops\":{",
 			   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ?
 			   "true" : "false",
-			   (unsigned long long)stats_read(&s->rx_packets),
-			   (unsigned long long)stats_read(&s->rx_bytes),
-			   (unsigned long long)stats_read(&s->tx_packets),
-			   (unsigned long long)stats_read(&s->tx_bytes));
+			   (unsigned long long)port_stat(p, rx_packets),
+			   (unsigned long long)port_stat(p, rx_bytes),
+			   (unsigned long long)port_stat(p, tx_packets),
+			   (unsigned long long)port_stat(p, tx_bytes));
 		for (d = 0; d < STATS_DROP_COUNT; d++)
 			ctl_printf(b, "%s\"%s\":%llu", d ? "," : "",
 				   stats_drop_names[d],
-				   (unsigned long long)stats_read(&s->drops[d]));
+				   (unsigned long long)port_stat(p, drops[d]));
 		ctl_printf(b, "},\"violations\":%llu,\"direct\":"
 			   "{\"packets\":%llu,\"fallback\":{",
-			   (unsigned long long)stats_read(&s->violations),
-			   (unsigned long long)stats_read(&s->direct_packets));
+			   (unsigned long long)port_stat(p, violations),
+			   (unsigned long long)port_stat(p, direct_packets));
 		for (d = 0; d < STATS_DIRECT_COUNT; d++)
 			ctl_printf(b, "%s\"%s\":%llu", d ? "," : "",
 				   stats_direct_names[d],
 				   (unsigned long long)
-				   stats_read(&s->direct_fallbacks[d]));
-		ctl_printf(b, "}}}");
+				   port_stat(p, direct_fallbacks[d]));
+		ctl_printf(b, "}},\"irqs\":%llu,\"kicks\":%llu}",
+			   (unsigned long long)port_stat(p, irqs),
+			   (unsigned long long)port_stat(p, kicks));
 		first = false;
 	}
 	ctl_printf(b, "%s]}\n", first ? "" : "\n");
@@ -264,6 +264,10 @@ static const struct ctl_metric ctl_metrics[] = {
 	  offsetof(struct port_stats, violations) },
 	{ "direct_packets_total", "Frames read from a TAP straight into "
 	  "a guest's buffers.", offsetof(struct port_stats, direct_packets) },
+	{ "irqs_total", "Interrupts sent to the guest.",
+	  offsetof(struct port_stats, irqs) },
+	{ "kicks_total", "Guest kicks that woke the port's poller.",
+	  offsetof(struct port_stats, kicks) },
 };
 
 /**
@@ -311,16 +315,14 @@ static int ctl_cmd_metrics(struct ctl_buf *b)
 			   cm->name, cm->help, cm->name);
 		for (i = 0; i < n; i++) {
 			const struct port *p = switch_port(i);
-			const uint64_t *ctr;
 
 			if (!p)
 				continue;
-			ctr = (const uint64_t *)(const void *)
-			      ((const char *)&p->stats + cm->off);
 			ctl_printf(b, "vhostd_port_%s", cm->name);
 			ctl_prom_port_labels(b, p);
 			ctl_printf(b, "} %llu\n",
-				   (unsigned long long)stats_read(ctr));
+				   (unsigned long long)stats_sum(p->stats,
+								 cm->off));
 		}
 	}
 
@@ -338,7 +340,7 @@ static int ctl_cmd_metrics(struct ctl_buf *b)
 			ctl_printf(b, ",reason=\"%s\"} %llu\n",
 				   stats_drop_names[d],
 				   (unsigned long long)
-				   stats_read(&p->stats.drops[d]));
+				   port_stat(p, drops[d]));
 		}
 	}
 
@@ -357,7 +359,7 @@ static int ctl_cmd_metrics(struct ctl_buf *b)
 			ctl_printf(b, ",reason=\"%s\"} %llu\n",
 				   stats_direct_names[d],
 				   (unsigned long long)
-				   stats_read(&p->stats.direct_fallbacks[d]));
+				   port_stat(p, direct_fallbacks[d]));
 		}
 	}
 

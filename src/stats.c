@@ -7,6 +7,8 @@
  */
 #include "stats.h"
 
+__thread unsigned int stats_slot;	/* 0 (control) unless a worker */
+
 /* Indexed by enum stats_drop; the assertion below fails the build when a
  * reason is added to the enum without a name here.
  */

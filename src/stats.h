@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stats.h - per-port counters
  *
- * Counters are only ever added to, with relaxed atomics, once per burst
- * where possible; readers (ctl) may see a slightly stale value.
+ * Every thread that counts has its own copy of each port's counters (its
+ * slot, stats_slot): workers count into theirs with plain adds, readers
+ * (ctl) sum the slots and may see a slightly stale value.  A locked add
+ * per counter per burst was not free: besides its own cycles it waits for
+ * the stores before it, which on the datapath are the frame just copied
+ * into a guest's buffers, lines another core will read.
  */
 #ifndef VHOSTD_STATS_H
 #define VHOSTD_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* Slot 0: the control thread; slot 1 + i: worker i (WORKERS_MAX of them,
+ * checked in worker.c).
+ */
+#define STATS_SLOTS	17
+
+extern __thread unsigned int stats_slot;
 
 /**
  * enum stats_drop - why a frame was dropped
@@ -73,6 +85,9 @@ extern const char *const stats_direct_names[STATS_DIRECT_COUNT];
  *		buffers (one copy); counted on the TAP and on the guest
  * @direct_fallbacks: frames of a steered TAP queue that took the bounce
  *		buffer path instead, by reason; counted on both as well
+ * @irqs:	interrupts sent to the guest (call eventfd writes)
+ * @kicks:	guest kicks that woke the port's poller (the rest of the
+ *		time it polled with kicks off)
  */
 struct port_stats {
 	uint64_t rx_packets;
@@ -83,16 +98,41 @@ struct port_stats {
 	uint64_t violations;
 	uint64_t direct_packets;
 	uint64_t direct_fallbacks[STATS_DIRECT_COUNT];
-};
+	uint64_t irqs;
+	uint64_t kicks;
+} __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
+/**
+ * stats_add() - count into the calling thread's own slot
+ * @ctr:	counter in the slot of this thread (see port_ctr())
+ * @v:		amount
+ *
+ * One writer per slot: a plain add, stored atomically so that a reader
+ * never sees a torn value.
+ */
 static inline void stats_add(uint64_t *ctr, uint64_t v)
 {
-	__atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
+	__atomic_store_n(ctr, __atomic_load_n(ctr, __ATOMIC_RELAXED) + v,
+			 __ATOMIC_RELAXED);
 }
 
-static inline uint64_t stats_read(const uint64_t *ctr)
+/**
+ * stats_sum() - one counter summed over every slot
+ * @slots:	STATS_SLOTS copies of the counters
+ * @off:	the counter's offset in struct port_stats
+ *
+ * Return: the total
+ */
+static inline uint64_t stats_sum(const struct port_stats *slots, size_t off)
 {
-	return __atomic_load_n(ctr, __ATOMIC_RELAXED);
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < STATS_SLOTS; i++)
+		sum += __atomic_load_n((const uint64_t *)(const void *)
+				       ((const char *)&slots[i] + off),
+				       __ATOMIC_RELAXED);
+	return sum;
 }
 
 #endif /* VHOSTD_STATS_H */

@@ -44,6 +44,13 @@ static struct switch_ctx {
 	struct fdb fdb;
 } sw;
 
+/* MAC learning only needs to know which second it is, and ageing works
+ * in whole seconds: the control thread's once-a-second tick is clock
+ * enough, and saves every burst a clock read (a vDSO call is about as
+ * dear as the rest of the learning).
+ */
+uint32_t switch_clock_s;
+
 /**
  * switch_init() - empty switch
  * @age_s:	MAC table ageing time, seconds
@@ -57,6 +64,7 @@ void switch_init(uint32_t age_s)
 	for (i = 0; i < SWITCH_PORTS_MAX; i++)
 		sw.ports[i].idx = i;
 	sw.nports = 0;
+	__atomic_store_n(&switch_clock_s, now_s(), __ATOMIC_RELAXED);
 	fdb_init(&sw.fdb, age_s);
 }
 
@@ -192,7 +200,7 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 	uint16_t sidx = (uint16_t)src->idx;
 	const uint8_t *last_src = NULL, *last_dst = NULL;
 	uint16_t last_to = FDB_NO_PORT;
-	uint32_t now = now_s();
+	uint32_t now = switch_now_s();
 	unsigned int i, d;
 
 	if (n > SWITCH_BURST)
@@ -230,7 +238,7 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 				if (switch_port_is_up(p))
 					out[to][cnt[to]++] = pkt;
 				else
-					stats_add(&p->stats.drops[STATS_DROP_PORT_DOWN], 1);
+					stats_add(&port_ctr(p)->drops[STATS_DROP_PORT_DOWN], 1);
 				continue;
 			}
 		}
@@ -257,8 +265,10 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 void switch_timer(void)
 {
 	unsigned int i, n = switch_port_count();
+	uint32_t now = now_s();
 
-	fdb_age(&sw.fdb, now_s());
+	__atomic_store_n(&switch_clock_s, now, __ATOMIC_RELAXED);
+	fdb_age(&sw.fdb, now);
 	for (i = 0; i < n; i++) {
 		struct port *p = switch_port(i);
 

@@ -30,6 +30,8 @@
  * switch_forward()	worker: forward @n frames received on @src.
  * switch_timer()	control, once a second: age the FDB, port timers.
  * switch_fdb()		the MAC table (for ctl and tests).
+ * switch_now_s()	the switch's clock, seconds: now_s() as of the last
+ *			switch_init()/switch_timer(), for MAC learning.
  * switch_fini()	close every port (control, shutdown).
  */
 void switch_init(uint32_t age_s);
@@ -41,6 +43,14 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		    unsigned int n);
 void switch_timer(void);
 struct fdb *switch_fdb(void);
+
+/* Written by the control thread once a second, read once per burst. */
+extern uint32_t switch_clock_s;
+
+static inline uint32_t switch_now_s(void)
+{
+	return __atomic_load_n(&switch_clock_s, __ATOMIC_RELAXED);
+}
 void switch_fini(void);
 
 #endif /* VHOSTD_SWITCH_H */

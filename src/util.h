@@ -32,7 +32,18 @@
 /* Barriers.  x86 is TSO, but the ring protocol is specified with these
  * and the driver side may run elsewhere; keep them explicit.
  */
+#if defined(__x86_64__)
+/* A locked add to a stack word nobody reads orders like MFENCE for plain
+ * memory (all we need: store -> load across the ring) at a fraction of
+ * its cost, since MFENCE also waits for non-temporal and device traffic.
+ * The word sits 128 bytes below %rsp, under the red zone, so the add
+ * never stalls on a local the compiler just stored there.
+ */
+#define smp_mb()	__asm__ __volatile__("lock; addl $0,-132(%%rsp)" \
+					     ::: "memory", "cc")
+#else
 #define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
 

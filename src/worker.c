@@ -38,6 +38,9 @@
 #include "util.h"
 #include "worker.h"
 
+_Static_assert(WORKERS_MAX + 1 <= STATS_SLOTS,
+	       "each worker needs its own counter slot (stats.h)");
+
 #define WORKER_BUDGET		64	/* frames per source per pass */
 #define WORKER_EVENTS		64	/* epoll events per wait */
 #define WORKER_SRC_MAX		(WORKER_EVENTS * 2)
@@ -236,6 +239,7 @@ static void *worker_loop(void *arg)
 	uint64_t dry_since = 0;
 	unsigned int polled = 0, dry_passes = 0;
 
+	stats_slot = 1 + w->idx;
 	for (;;) {
 		unsigned int i, nactive;
 		bool work = false;

@@ -67,7 +67,8 @@ struct port_ops {
  *		while set (written by the port's control-side code)
  * @name:	user-visible name
  * @ops:	type
- * @stats:	counters, see stats.h
+ * @stats:	counters, one slot per counting thread (see stats.h):
+ *		write through port_ctr(), read with port_stat()
  * @priv:	type-specific state, @ops->priv_size bytes
  */
 struct port {
@@ -76,9 +77,23 @@ struct port {
 	bool up;
 	char name[CONF_NAME_MAX];
 	const struct port_ops *ops;
-	struct port_stats stats;
+	struct port_stats stats[STATS_SLOTS];
 	void *priv;
 };
+
+/**
+ * port_ctr() - the calling thread's counters of @p
+ * @p:		port
+ * Return: the slot to stats_add() into
+ */
+static inline struct port_stats *port_ctr(struct port *p)
+{
+	return &p->stats[stats_slot];
+}
+
+/* port_stat() - counter @field of @p summed over the threads */
+#define port_stat(p, field)						\
+	stats_sum((p)->stats, offsetof(struct port_stats, field))
 
 extern const struct port_ops port_vhost_ops;
 extern const struct port_ops port_tap_ops;

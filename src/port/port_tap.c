@@ -591,14 +591,14 @@ static unsigned int tap_rx_burst(struct port *p, struct tap_priv *t,
 	}
 
 	if (runts)
-		stats_add(&p->stats.drops[STATS_DROP_RUNT], runts);
+		stats_add(&port_ctr(p)->drops[STATS_DROP_RUNT], runts);
 	if (big)
-		stats_add(&p->stats.drops[STATS_DROP_TOO_BIG], big);
+		stats_add(&port_ctr(p)->drops[STATS_DROP_TOO_BIG], big);
 	if (ioerr)
-		stats_add(&p->stats.drops[STATS_DROP_IO_ERROR], ioerr);
+		stats_add(&port_ctr(p)->drops[STATS_DROP_IO_ERROR], ioerr);
 	if (n) {
-		stats_add(&p->stats.rx_packets, n);
-		stats_add(&p->stats.rx_bytes, bytes);
+		stats_add(&port_ctr(p)->rx_packets, n);
+		stats_add(&port_ctr(p)->rx_bytes, bytes);
 		switch_forward(p, q->pktv, n);
 	}
 	return n + runts + big;
@@ -635,8 +635,8 @@ static unsigned int tap_poll_direct(struct port *p, struct tap_priv *t,
 		case PORT_DIRECT_DRY:
 			return done;
 		case PORT_DIRECT_FORWARD:
-			stats_add(&p->stats.rx_packets, 1);
-			stats_add(&p->stats.rx_bytes, q->direct.pkt.len);
+			stats_add(&port_ctr(p)->rx_packets, 1);
+			stats_add(&port_ctr(p)->rx_bytes, q->direct.pkt.len);
 			switch_forward(p, pktv, 1);
 			break;
 		case PORT_DIRECT_BOUNCE:
@@ -645,10 +645,10 @@ static unsigned int tap_poll_direct(struct port *p, struct tap_priv *t,
 					 &dry);
 			done += n;
 			if (n) {
-				stats_add(&p->stats.direct_fallbacks[q->direct.why],
+				stats_add(&port_ctr(p)->direct_fallbacks[q->direct.why],
 					  n);
 				if (d)
-					stats_add(&d->stats.direct_fallbacks[q->direct.why],
+					stats_add(&port_ctr(d)->direct_fallbacks[q->direct.why],
 						  n);
 			}
 			if (dry)
@@ -715,7 +715,7 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 	uint64_t bytes = 0;
 
 	if (!tap_enter(t)) {
-		stats_add(&p->stats.drops[STATS_DROP_PORT_DOWN], n);
+		stats_add(&port_ctr(p)->drops[STATS_DROP_PORT_DOWN], n);
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
@@ -771,12 +771,12 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 	tap_leave(t);
 
 	if (sent) {
-		stats_add(&p->stats.tx_packets, sent);
-		stats_add(&p->stats.tx_bytes, bytes);
+		stats_add(&port_ctr(p)->tx_packets, sent);
+		stats_add(&port_ctr(p)->tx_bytes, bytes);
 	}
 	for (i = 0; i < STATS_DROP_COUNT; i++)
 		if (drops[i])
-			stats_add(&p->stats.drops[i], drops[i]);
+			stats_add(&port_ctr(p)->drops[i], drops[i]);
 	return sent;
 }
 

@@ -83,10 +83,10 @@ static void port_vhost_queue_start(struct vu_dev *dev, unsigned int qi)
 		return;
 	}
 
-	pthread_mutex_lock(&q->lock);
+	vlock_lock(&q->lock);
 	if (q->started)
 		virtq_disable_notify(&q->vq);
-	pthread_mutex_unlock(&q->lock);
+	vlock_unlock(&q->lock);
 	__atomic_store_n(&p->up, true, __ATOMIC_RELEASE);
 	info("%s: RX queue %u started, port up", p->name, qi);
 }
@@ -185,7 +185,7 @@ static void port_vhost_on_conn(void *opaque, int fd, uint32_t events)
 		 * out-of-order message, stalled peer) is a violation.
 		 */
 		if (rc != -ECONNRESET && rc != -EPIPE) {
-			stats_add(&pv->port->stats.violations, 1);
+			stats_add(&port_ctr(pv->port)->violations, 1);
 			warn("%s: dropping front end: %s", pv->port->name,
 			     strerror(-rc));
 		}

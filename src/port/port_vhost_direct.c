@@ -273,7 +273,7 @@ static void direct_learn(const struct port *tap, const struct ethhdr *eth,
 	*have_last = true;
 	if ((s[0] & 1) || !(s[0] | s[1] | s[2] | s[3] | s[4] | s[5]))
 		return;
-	fdb_learn(switch_fdb(), s, (uint16_t)tap->idx, now_s());
+	fdb_learn(switch_fdb(), s, (uint16_t)tap->idx, switch_now_s());
 }
 
 /**
@@ -309,7 +309,7 @@ enum port_direct_stop port_vhost_rx_direct(struct port *p,
 	int why = -1;
 
 	*done = 0;
-	pthread_mutex_lock(&q->lock);
+	vlock_lock(&q->lock);
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
 		why = STATS_DIRECT_DOWN;
 		stop = PORT_DIRECT_BOUNCE;
@@ -331,7 +331,7 @@ enum port_direct_stop port_vhost_rx_direct(struct port *p,
 
 		rc = direct_iov(pv, &q->vq, src, hdr_len, &niov, &cap);
 		if (rc == -EIO) {
-			stats_add(&p->stats.violations, 1);
+			stats_add(&port_ctr(p)->violations, 1);
 			vu_dev_mark_broken(&pv->dev);
 			why = STATS_DIRECT_DOWN;
 			stop = PORT_DIRECT_BOUNCE;
@@ -401,31 +401,32 @@ enum port_direct_stop port_vhost_rx_direct(struct port *p,
 	}
 	if (sent || bad) {
 		virtq_flush(&q->vq);
-		virtq_notify(&q->vq);
+		if (virtq_notify(&q->vq))
+			stats_add(&port_ctr(p)->irqs, 1);
 	}
 out:
-	pthread_mutex_unlock(&q->lock);
+	vlock_unlock(&q->lock);
 
 	src->why = why;
 	if (stop == PORT_DIRECT_FORWARD) {
-		stats_add(&tap->stats.direct_fallbacks[why], 1);
-		stats_add(&p->stats.direct_fallbacks[why], 1);
+		stats_add(&port_ctr(tap)->direct_fallbacks[why], 1);
+		stats_add(&port_ctr(p)->direct_fallbacks[why], 1);
 	}
 	if (sent) {
-		stats_add(&tap->stats.rx_packets, sent);
-		stats_add(&tap->stats.rx_bytes, bytes);
-		stats_add(&tap->stats.direct_packets, sent);
-		stats_add(&p->stats.tx_packets, sent);
-		stats_add(&p->stats.tx_bytes, bytes);
-		stats_add(&p->stats.direct_packets, sent);
+		stats_add(&port_ctr(tap)->rx_packets, sent);
+		stats_add(&port_ctr(tap)->rx_bytes, bytes);
+		stats_add(&port_ctr(tap)->direct_packets, sent);
+		stats_add(&port_ctr(p)->tx_packets, sent);
+		stats_add(&port_ctr(p)->tx_bytes, bytes);
+		stats_add(&port_ctr(p)->direct_packets, sent);
 	}
 	if (bad)
-		stats_add(&p->stats.drops[STATS_DROP_BAD_DESC], bad);
+		stats_add(&port_ctr(p)->drops[STATS_DROP_BAD_DESC], bad);
 	if (runts)
-		stats_add(&tap->stats.drops[STATS_DROP_RUNT], runts);
+		stats_add(&port_ctr(tap)->drops[STATS_DROP_RUNT], runts);
 	if (big)
-		stats_add(&tap->stats.drops[STATS_DROP_TOO_BIG], big);
+		stats_add(&port_ctr(tap)->drops[STATS_DROP_TOO_BIG], big);
 	if (ioerr)
-		stats_add(&tap->stats.drops[STATS_DROP_IO_ERROR], ioerr);
+		stats_add(&port_ctr(tap)->drops[STATS_DROP_IO_ERROR], ioerr);
 	return stop;
 }

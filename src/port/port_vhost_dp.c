@@ -32,7 +32,7 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 				const struct virtq_elem *e,
 				unsigned int hdr_len, struct pkt *pkt)
 {
-	struct port_stats *st = &pv->port->stats;
+	struct port_stats *st = port_ctr(pv->port);
 	uint64_t feat = pv->dev.features;
 	uint8_t *vnet = (uint8_t *)&pkt->vnet;
 
@@ -104,7 +104,7 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 	max = virtq_prefetch(vq, max);
 	if (!max && unlikely(vq->broken)) {
 		/* virtq_avail_count() found avail->idx out of range. */
-		stats_add(&p->stats.violations, 1);
+		stats_add(&port_ctr(p)->violations, 1);
 		vu_dev_mark_broken(&pv->dev);
 		return -EIO;
 	}
@@ -115,7 +115,7 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 		if (r == VIRTQ_POP_EMPTY)
 			break;
 		if (r == VIRTQ_POP_BROKEN) {
-			stats_add(&p->stats.violations, 1);
+			stats_add(&port_ctr(p)->violations, 1);
 			vu_dev_mark_broken(&pv->dev);
 			return -EIO;
 		}
@@ -126,7 +126,7 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 	}
 	for (i = 0; i < npush; i++) {
 		if (drop[i]) {
-			stats_add(&p->stats.drops[STATS_DROP_BAD_DESC], 1);
+			stats_add(&port_ctr(p)->drops[STATS_DROP_BAD_DESC], 1);
 			continue;
 		}
 		if (port_vhost_tx_parse(pv, &pv->tx_elems[i], hdr_len,
@@ -138,8 +138,8 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 	}
 
 	if (npkt) {
-		stats_add(&p->stats.rx_packets, npkt);
-		stats_add(&p->stats.rx_bytes, bytes);
+		stats_add(&port_ctr(p)->rx_packets, npkt);
+		stats_add(&port_ctr(p)->rx_bytes, bytes);
 		switch_forward(p, pv->tx_pkt_ptrs, npkt);
 	}
 	/* Every destination has copied: the buffers go back to the guest. */
@@ -147,7 +147,8 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 		virtq_push(vq, pv->tx_heads[i], 0);
 	if (npush) {
 		virtq_flush(vq);
-		virtq_notify(vq);
+		if (virtq_notify(vq))
+			stats_add(&port_ctr(p)->irqs, 1);
 	}
 	return (int)npush;
 }
@@ -175,7 +176,7 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 		return 0;
 	q = &pv->dev.q[cookie];
 
-	pthread_mutex_lock(&q->lock);
+	vlock_lock(&q->lock);
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		goto out;
 
@@ -185,8 +186,9 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 	 * while started: the fd may be closed right after the queue stops.
 	 */
 	if (!q->vq.notify_disabled) {
-		if (read(q->kick_fd, &kicks, sizeof(kicks)) < 0 &&
-		    errno != EAGAIN)
+		if (read(q->kick_fd, &kicks, sizeof(kicks)) == sizeof(kicks))
+			stats_add(&port_ctr(p)->kicks, 1);
+		else if (errno != EAGAIN)
 			debug("%s: kick read: %s", p->name, strerror(errno));
 		virtq_disable_notify(&q->vq);
 	}
@@ -199,7 +201,7 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 		total += (unsigned int)n;
 	}
 out:
-	pthread_mutex_unlock(&q->lock);
+	vlock_unlock(&q->lock);
 	return total;
 }
 
@@ -220,13 +222,13 @@ bool port_vhost_arm(struct port *p, uint32_t cookie)
 		return false;
 	q = &pv->dev.q[cookie];
 
-	pthread_mutex_lock(&q->lock);
+	vlock_lock(&q->lock);
 	/* virtq_enable_notify() re-reads avail->idx after a full barrier,
 	 * so a buffer queued while kicks were off is seen here or kicks.
 	 */
 	if (q->started && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		more = virtq_enable_notify(&q->vq);
-	pthread_mutex_unlock(&q->lock);
+	vlock_unlock(&q->lock);
 	return more;
 }
 
@@ -549,14 +551,14 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 {
 	struct port_vhost *pv = p->priv;
 	struct vu_queue *q = &pv->dev.q[PORT_VHOST_RXQ];
-	struct port_stats *st = &p->stats;
+	struct port_stats *st = port_ctr(p);
 	unsigned int i, sent = 0, hdr_len;
 	uint64_t bytes = 0;
 	bool mrg, pushed = false;
 
-	pthread_mutex_lock(&q->lock);
+	vlock_lock(&q->lock);
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
-		pthread_mutex_unlock(&q->lock);
+		vlock_unlock(&q->lock);
 		stats_add(&st->drops[STATS_DROP_PORT_DOWN], n);
 		return 0;
 	}
@@ -596,9 +598,10 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 	}
 	if (pushed && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
 		virtq_flush(&q->vq);
-		virtq_notify(&q->vq);
+		if (virtq_notify(&q->vq))
+			stats_add(&st->irqs, 1);
 	}
-	pthread_mutex_unlock(&q->lock);
+	vlock_unlock(&q->lock);
 
 	stats_add(&st->tx_packets, sent);
 	stats_add(&st->tx_bytes, bytes);

@@ -481,16 +481,20 @@ bool virtq_should_notify(struct virtq *vq)
 /**
  * virtq_notify() - interrupt the guest if it wants one
  * @vq:		queue, after virtq_flush()
+ *
+ * Return: true if the guest was signalled
  */
-void virtq_notify(struct virtq *vq)
+bool virtq_notify(struct virtq *vq)
 {
 	uint64_t one = 1;
 
 	if (!virtq_should_notify(vq) || vq->call_fd < 0)
-		return;
+		return false;
 	/* A full eventfd counter (2^64 - 2) already means "interrupt". */
-	if (write(vq->call_fd, &one, sizeof(one)) == sizeof(one))
-		vq->stat_notifies++;
+	if (write(vq->call_fd, &one, sizeof(one)) != sizeof(one))
+		return false;
+	vq->stat_notifies++;
+	return true;
 }
 
 /**

@@ -132,7 +132,8 @@ struct virtq {
  * virtq_flush()		publish pending elements: wmb, then used->idx.
  * virtq_should_notify()	after a flush: whether the guest wants a call
  *			(NO_INTERRUPT flag, or used_event with event idx).
- * virtq_notify()		virtq_should_notify() and, if so, write @call_fd.
+ * virtq_notify()		virtq_should_notify() and, if so, write @call_fd;
+ *			true if it did.
  * virtq_enable_notify()	ask for kicks again (flags or avail_event), full
  *			barrier, return true if entries arrived meanwhile.
  * virtq_disable_notify()	ask the guest not to kick (best effort).
@@ -147,7 +148,7 @@ void virtq_unpop(struct virtq *vq, unsigned int n);
 void virtq_push(struct virtq *vq, uint16_t head, uint32_t len);
 void virtq_flush(struct virtq *vq);
 bool virtq_should_notify(struct virtq *vq);
-void virtq_notify(struct virtq *vq);
+bool virtq_notify(struct virtq *vq);
 bool virtq_enable_notify(struct virtq *vq);
 void virtq_disable_notify(struct virtq *vq);
 

@@ -79,9 +79,9 @@ void vu_dev_lock_all(struct vu_dev *dev)
 	unsigned int i;
 
 	for (i = 1; i < VU_MAX_QUEUES; i += 2)
-		pthread_mutex_lock(&dev->q[i].lock);
+		vlock_lock(&dev->q[i].lock);
 	for (i = 0; i < VU_MAX_QUEUES; i += 2)
-		pthread_mutex_lock(&dev->q[i].lock);
+		vlock_lock(&dev->q[i].lock);
 }
 
 /**
@@ -94,10 +94,10 @@ void vu_dev_unlock_all(struct vu_dev *dev)
 
 	for (i = VU_MAX_QUEUES; i-- > 0;)
 		if (!(i & 1))
-			pthread_mutex_unlock(&dev->q[i].lock);
+			vlock_unlock(&dev->q[i].lock);
 	for (i = VU_MAX_QUEUES; i-- > 0;)
 		if (i & 1)
-			pthread_mutex_unlock(&dev->q[i].lock);
+			vlock_unlock(&dev->q[i].lock);
 }
 
 /**
@@ -142,12 +142,12 @@ void vu_queue_stop(struct vu_dev *dev, unsigned int qi)
 	struct vu_queue *q = &dev->q[qi];
 	bool was;
 
-	pthread_mutex_lock(&q->lock);
+	vlock_lock(&q->lock);
 	was = q->started;
 	if (was)
 		vu_queue_release(dev, qi);
 	q->started = false;
-	pthread_mutex_unlock(&q->lock);
+	vlock_unlock(&q->lock);
 	if (was && dev->ops && dev->ops->queue_stop)
 		dev->ops->queue_stop(dev, qi);
 }
@@ -171,11 +171,11 @@ void vu_queue_update(struct vu_dev *dev, unsigned int qi)
 	if (q->started)
 		return;
 
-	pthread_mutex_lock(&q->lock);
+	vlock_lock(&q->lock);
 	rc = virtq_map(&q->vq, &dev->mem);
 	if (!rc)
 		q->started = true;
-	pthread_mutex_unlock(&q->lock);
+	vlock_unlock(&q->lock);
 	if (rc) {
 		vu_dev_proto_err(dev, NULL, rc, "ring addresses do not map");
 		return;
@@ -258,7 +258,7 @@ static void vu_dev_reset_queues(struct vu_dev *dev)
 	for (i = 0; i < VU_MAX_QUEUES; i++) {
 		struct vu_queue *q = &dev->q[i];
 
-		pthread_mutex_lock(&q->lock);
+		vlock_lock(&q->lock);
 		if (q->kick_fd >= 0)
 			close(q->kick_fd);
 		if (q->err_fd >= 0)
@@ -271,7 +271,7 @@ static void vu_dev_reset_queues(struct vu_dev *dev)
 		q->num_set = false;
 		q->addr_set = false;
 		q->enabled = false;
-		pthread_mutex_unlock(&q->lock);
+		vlock_unlock(&q->lock);
 	}
 }
 
@@ -312,7 +312,7 @@ void vu_dev_init(struct vu_dev *dev, const char *name,
 	dev->opaque = opaque;
 	guest_mem_init(&dev->mem);
 	for (i = 0; i < VU_MAX_QUEUES; i++) {
-		pthread_mutex_init(&dev->q[i].lock, NULL);
+		vlock_init(&dev->q[i].lock);
 		virtq_init(&dev->q[i].vq);
 		dev->q[i].kick_fd = -1;
 		dev->q[i].err_fd = -1;
@@ -320,16 +320,12 @@ void vu_dev_init(struct vu_dev *dev, const char *name,
 }
 
 /**
- * vu_dev_fini() - detach and release the device's locks
+ * vu_dev_fini() - detach: close every fd, unmap the memory
  * @dev:	device
  */
 void vu_dev_fini(struct vu_dev *dev)
 {
-	unsigned int i;
-
 	vu_dev_detach(dev);
-	for (i = 0; i < VU_MAX_QUEUES; i++)
-		pthread_mutex_destroy(&dev->q[i].lock);
 }
 
 /**

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../lock.h"
 #include "guest_mem.h"
 #include "virtq.h"
 
@@ -68,7 +69,7 @@ struct vu_dev_ops {
  * @started:	handed to the datapath; the datapath checks it under @lock
  */
 struct vu_queue {
-	pthread_mutex_t lock;
+	struct vlock lock;
 	struct virtq vq;
 	int kick_fd;
 	int err_fd;

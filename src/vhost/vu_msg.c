@@ -93,10 +93,10 @@ static int vu_msg_set_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 	for (i = 0; i < VU_MAX_QUEUES; i++) {
 		struct vu_queue *q = &dev->q[i];
 
-		pthread_mutex_lock(&q->lock);
+		vlock_lock(&q->lock);
 		q->vq.event_idx = f & (1ull << VIRTIO_RING_F_EVENT_IDX);
 		q->vq.indirect = f & (1ull << VIRTIO_RING_F_INDIRECT_DESC);
-		pthread_mutex_unlock(&q->lock);
+		vlock_unlock(&q->lock);
 	}
 	/* PROTOCOL_FEATURES changes what "enabled" means. */
 	vu_dev_update_all(dev);
@@ -398,9 +398,9 @@ static int vu_msg_get_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 	 * sends a new one when it starts the ring again.
 	 */
 	vu_queue_stop(dev, qi);
-	pthread_mutex_lock(&q->lock);
+	vlock_lock(&q->lock);
 	msg->state.num = q->vq.last_avail_idx;
-	pthread_mutex_unlock(&q->lock);
+	vlock_unlock(&q->lock);
 	if (q->kick_fd >= 0) {
 		close(q->kick_fd);
 		q->kick_fd = -1;
@@ -479,10 +479,10 @@ static int vu_msg_set_vring_call(struct vu_dev *dev, struct vhost_user_msg *msg,
 		return qi;
 	q = &dev->q[qi];
 	/* A started queue may be signalling right now: swap under lock. */
-	pthread_mutex_lock(&q->lock);
+	vlock_lock(&q->lock);
 	old = q->vq.call_fd;
 	q->vq.call_fd = fd;
-	pthread_mutex_unlock(&q->lock);
+	vlock_unlock(&q->lock);
 	if (old >= 0)
 		close(old);
 	return 0;

@@ -52,16 +52,16 @@ static void ev(char c, unsigned int q)
  * hold it for a burst: retry a while, and fail only if it stays taken
  * (which is what calling us with the lock held would look like).
  */
-static int lock_soon(pthread_mutex_t *m)
+static int lock_soon(struct vlock *l)
 {
-	int i, rc = EBUSY;
+	int i;
 
-	for (i = 0; i < 100000 && rc == EBUSY; i++) {
-		rc = pthread_mutex_trylock(m);
-		if (rc == EBUSY)
-			sched_yield();
+	for (i = 0; i < 100000; i++) {
+		if (vlock_trylock(l))
+			return 0;
+		sched_yield();
 	}
-	return rc;
+	return EBUSY;
 }
 
 static void on_start(struct vu_dev *dev, unsigned int q)
@@ -70,7 +70,7 @@ static void on_start(struct vu_dev *dev, unsigned int q)
 	/* called without the lock, after started was set under it */
 	assert_int_equal(lock_soon(&dev->q[q].lock), 0);
 	assert_true(dev->q[q].started);
-	pthread_mutex_unlock(&dev->q[q].lock);
+	vlock_unlock(&dev->q[q].lock);
 	f.nstart[q]++;
 	ev('S', q);
 }
@@ -80,7 +80,7 @@ static void on_stop(struct vu_dev *dev, unsigned int q)
 	assert_int_equal(lock_soon(&dev->q[q].lock), 0);
 	assert_false(dev->q[q].started);
 	/* the kick fd is still open: the port may unregister it */
-	pthread_mutex_unlock(&dev->q[q].lock);
+	vlock_unlock(&dev->q[q].lock);
 	f.nstop[q]++;
 	ev('s', q);
 }

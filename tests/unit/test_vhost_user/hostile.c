@@ -134,10 +134,10 @@ void test_broken(void **state)
 	assert_int_equal(set_mem_table(0), 0);
 	start_ring(0);
 	assert_int_equal(f.nstart[0], 1);
-	pthread_mutex_lock(&f.dev.q[0].lock);
+	vlock_lock(&f.dev.q[0].lock);
 	vu_dev_mark_broken(&f.dev);
 	vu_dev_mark_broken(&f.dev);
-	pthread_mutex_unlock(&f.dev.q[0].lock);
+	vlock_unlock(&f.dev.q[0].lock);
 	assert_true(f.dev.broken);
 	assert_true(vu_dev_handle(&f.dev) < 0);
 	vu_dev_detach(&f.dev);

@@ -129,7 +129,7 @@ static void *worker(void *arg)
 	unsigned long bursts = 0;
 
 	while (!__atomic_load_n(&worker_stop, __ATOMIC_ACQUIRE)) {
-		pthread_mutex_lock(&q->lock);
+		vlock_lock(&q->lock);
 		if (q->started) {
 			while (virtq_pop(&q->vq, &e) == VIRTQ_POP_OK)
 				virtq_push(&q->vq, e.head, 0);
@@ -138,7 +138,7 @@ static void *worker(void *arg)
 			virtq_enable_notify(&q->vq);
 			bursts++;
 		}
-		pthread_mutex_unlock(&q->lock);
+		vlock_unlock(&q->lock);
 	}
 	return (void *)bursts;
 }

@@ -43,7 +43,7 @@ void test_qemu_sequence(void **state)
 	desc[3] = (struct vring_desc){ BUF_OFF, 5, 0, 0 };
 	avail->ring[0] = 3;
 	avail->idx = 1;
-	pthread_mutex_lock(&f.dev.q[1].lock);
+	vlock_lock(&f.dev.q[1].lock);
 	assert_true(f.dev.q[1].started);
 	assert_int_equal(virtq_pop(&f.dev.q[1].vq, &e), VIRTQ_POP_OK);
 	assert_int_equal(e.out_len, 5);
@@ -51,7 +51,7 @@ void test_qemu_sequence(void **state)
 	virtq_push(&f.dev.q[1].vq, e.head, 0);
 	virtq_flush(&f.dev.q[1].vq);
 	virtq_notify(&f.dev.q[1].vq);
-	pthread_mutex_unlock(&f.dev.q[1].lock);
+	vlock_unlock(&f.dev.q[1].lock);
 	assert_int_equal(used->idx, 1);
 	assert_int_equal(used->ring[0].id, 3);
 	assert_int_equal(f.dev.q[1].vq.stat_notifies, 1);
