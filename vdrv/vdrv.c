@@ -91,6 +91,8 @@ static int vdrv_negotiate(struct vdrv_dev *d)
 		if (ret)
 			return ret;
 		d->proto_features = pf & d->opts.protocol_features;
+		if (d->opts.mtu)
+			d->proto_features |= pf & (1ULL << VDRV_PF_NET_MTU);
 		/* Not acked: REPLY_ACK takes effect with this very message. */
 		ret = vdrv_proto_send(c, VDRV_REQ_SET_PROTOCOL_FEATURES, 0,
 				      &d->proto_features,
@@ -353,6 +355,12 @@ static int vdrv_start(struct vdrv_dev *d)
 	if (d->dev_features & (1ULL << VDRV_F_PROTOCOL_FEATURES))
 		f |= 1ULL << VDRV_F_PROTOCOL_FEATURES;
 	ret = vdrv_proto_set_u64(&d->conn, VDRV_REQ_SET_FEATURES, f);
+	if (!ret && d->opts.mtu) {
+		if (!(d->proto_features & (1ULL << VDRV_PF_NET_MTU)))
+			return -ENOTSUP;
+		ret = vdrv_proto_set_u64(&d->conn, VDRV_REQ_NET_SET_MTU,
+					 d->opts.mtu);
+	}
 	if (!ret)
 		ret = vdrv_send_mem_table(d);
 	if (ret)

@@ -37,6 +37,7 @@
 /* vhost-user protocol feature bits (spec "Protocol features"). */
 #define VDRV_PF_MQ		0
 #define VDRV_PF_REPLY_ACK	3
+#define VDRV_PF_NET_MTU		4
 
 /* UDP segmentation offload (virtio 1.3), newer than some uapi headers. */
 #define VDRV_GSO_UDP_L4		5	/* VIRTIO_NET_HDR_GSO_UDP_L4 */
@@ -83,6 +84,10 @@ enum vdrv_tx_layout {
  * @timeout_ms:		limit for connect/accept and each reply
  * @early_enable:	send SET_VRING_CALL/ERR and SET_VRING_ENABLE before
  *			SET_FEATURES as QEMU 7.2 does (default true)
+ * @mtu:		if not 0, announce this MTU with NET_SET_MTU after
+ *			SET_FEATURES, as QEMU does for host_mtu=; needs
+ *			the NET_MTU protocol feature (asked for), else
+ *			vdrv_open() fails with -ENOTSUP
  */
 struct vdrv_opts {
 	const char *path;
@@ -98,6 +103,7 @@ struct vdrv_opts {
 	enum vdrv_tx_layout tx_layout;
 	int timeout_ms;
 	bool early_enable;
+	uint16_t mtu;
 };
 
 /**

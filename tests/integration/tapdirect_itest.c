@@ -50,6 +50,7 @@
 #define TD_N		64	/* frames per unicast case */
 #define TD_SYNC_MS	1500	/* > the one-second steering sync */
 #define TD_OVERFILL	400	/* > vdrv's 256 RX buffers */
+#define TD_MTU		1000	/* announced by G1 when it comes back */
 
 /**
  * struct td_guest - one vdrv guest
@@ -199,15 +200,20 @@ static void td_tap_open(const char *ifname)
  * td_inject() - the kernel transmits @n test frames to @dst
  * @dst:	destination MAC
  * @tag:	tag the receiver filters on
- * @n:		frames; lengths vary between 60 and 1514 bytes
+ * @n:		frames; lengths vary between 60 and 1514 bytes (td_len())
  */
+static size_t td_len(unsigned int i)
+{
+	return 60 + (size_t)(i * 397u) % (1514 - 59);
+}
+
 static void td_inject(const uint8_t dst[6], uint32_t tag, unsigned int n)
 {
 	static uint8_t fr[1514];
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		size_t len = 60 + (size_t)(i * 397u) % (sizeof(fr) - 59);
+		size_t len = td_len(i);
 
 		vdrv_pkt_test_frame(fr, len, dst, td_tap_mac, tag, td_seq++);
 		if (send(td_ps, fr, len, 0) != (ssize_t)len)
@@ -317,14 +323,16 @@ static bool td_unicast(const char *name, const uint8_t mac[6],
  * @i:		index
  * @sock:	vhost-user socket
  * @mrg:	negotiate MRG_RXBUF
+ * @mtu:	MTU to announce (NET_SET_MTU), 0 for none
  */
-static void td_open(unsigned int i, const char *sock, bool mrg)
+static void td_open(unsigned int i, const char *sock, bool mrg, uint16_t mtu)
 {
 	struct td_guest *g = &td_g[i];
 	struct vdrv_opts o;
 	int rc;
 
 	vdrv_opts_init(&o, sock);
+	o.mtu = mtu;
 	if (!mrg)
 		o.features &= ~(1ULL << 15 /* VIRTIO_NET_F_MRG_RXBUF */);
 	rc = vdrv_open(&o, &g->d);
@@ -380,9 +388,9 @@ int main(int argc, char **argv)
 	}
 	td_ctl = argv[2];
 	td_tap_open(argv[1]);
-	td_open(0, argv[3], true);
-	td_open(1, argv[4], true);
-	td_open(2, argv[5], false);
+	td_open(0, argv[3], true, 0);
+	td_open(1, argv[4], true, 0);
+	td_open(2, argv[5], false, 0);
 
 	/* direct-unicast */
 	td_announce(g0, g0->mac);
@@ -430,6 +438,39 @@ int main(int argc, char **argv)
 	/* ring-base, with chains held for the next direct read (anything
 	 * else sent to vu1 would use them up first)
 	 */
+	td_close_check(g1);
+
+	/* mtu: G1 comes back announcing MTU 1000 (QEMU's host_mtu=).  A
+	 * guest may rely on never getting a longer frame, so the longer
+	 * ones its queue is steered must not be read into it: they fall
+	 * back (reason "mtu") and are dropped as too big; the rest are
+	 * read directly and arrive intact.
+	 */
+	td_open(1, argv[4], true, TD_MTU);
+	td_announce(g1, g1->mac);
+	td_sleep_ms(TD_SYNC_MS);
+	{
+		unsigned int i, big = 0;
+		unsigned long long m, tb;
+
+		for (i = 0; i < TD_N; i++)
+			big += td_len(i) > TD_MTU + 14 + 4;
+		d1 = td_direct("vu1");
+		m = td_ctr("vu1", "\"mtu\":");
+		tb = td_ctr("vu1", "\"too_big\":");
+		tag = td_seq;
+		td_inject(g1->mac, tag, TD_N);
+		n1 = td_collect(g1, tag, TD_N - big, 3000, &bad1);
+		n1 += td_collect(g1, tag, 0, 200, &bad);	/* none more */
+		d1 = td_direct("vu1") - d1;
+		m = td_ctr("vu1", "\"mtu\":") - m;
+		tb = td_ctr("vu1", "\"too_big\":") - tb;
+		td_report(big && n1 == TD_N - big && !bad && !bad1 &&
+			  d1 == TD_N - big && m == big && tb == big, "mtu",
+			  "%u of %u frames within MTU %u arrived (%llu direct), "
+			  "%llu over it fell back, %llu dropped as too big",
+			  n1, TD_N, TD_MTU, d1, m, tb);
+	}
 	td_close_check(g1);
 
 	/* no-mrg */
