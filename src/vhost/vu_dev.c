@@ -398,19 +398,6 @@ void vu_dev_mark_broken(struct vu_dev *dev)
 }
 
 /**
- * vu_dev_hdr_len() - virtio-net header size the guest uses
- * @dev:	device
- *
- * Return: 12 with VIRTIO_F_VERSION_1 or VIRTIO_NET_F_MRG_RXBUF, else 10
- */
-unsigned int vu_dev_hdr_len(const struct vu_dev *dev)
-{
-	if (dev->features & ((1ull << 32) | (1ull << 15)))
-		return 12;
-	return 10;
-}
-
-/**
  * vu_dev_ack() - answer NEED_REPLY for a request with no reply of its own
  * @dev:	device
  * @msg:	request
