@@ -13,8 +13,12 @@
 #
 #   vhostd runs twice: --poll-us 0 (sleep as soon as dry) and --poll-us 50
 #   (the default: poll 50 us before sleeping); testpmd always busy-polls.
-#   Each repetition runs the three back to back (order rotated), every
-#   point with a fresh pair of guests.
+#   By default (--by point) each repetition runs every point on the three
+#   back to back (order rotated), a fresh back end and pair of guests each
+#   time, so the three samples of one point are seconds apart and usually
+#   see the same placement (below): they are compared as a pair.  --by
+#   backend runs all points on one back end, then the next (fewer starts,
+#   but the back ends' samples are minutes apart).
 #
 #   Placement: on a VM the host may put the two vCPUs close (cache-line
 #   round trip ~80 ns) or far apart (~350 ns) and move them at any time;
@@ -24,12 +28,17 @@
 #   compares back ends state for state only (fast with fast, slow with
 #   slow); mixed points, and "disturbed" ones (CPU wait above QUIET_PCT
 #   even after the retries: other jobs), are shown but never in a ratio.
+#   With --by point it leads with paired ratios: per repetition and point,
+#   vhostd's sample over testpmd's when both saw the same placement, and
+#   the median, count and range of those ratios.
 #
 # Usage: bench/run.sh [--quick] [--reps N] [--seconds S] [--no-install]
 #   --quick       1 repetition of 0.5 s points (a smoke run, ~1 minute)
 #   --reps N      repetitions (default 3); medians are reported
 #   --seconds S   measured window per point (default 3)
 #   --tries N     attempts of a point disturbed by other jobs (default 3)
+#   --by point|backend  interleave back ends per point (default) or run
+#                 each back end's points in one block
 #   --from-raw F  only print the tables for raw RESULT lines in F (e.g. the
 #                 block at the end of a results file)
 #   BUILD=dir     build directory (default build-bench; built with make O=)
@@ -59,6 +68,7 @@ C2C_SLOW_NS=${C2C_SLOW_NS:-200}	# c2c ns_rt from which placement is "slow"
 INSTALL=1
 QUICK=0
 FROM_RAW=
+BY=point
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -66,6 +76,8 @@ while [ $# -gt 0 ]; do
 	--reps) REPS=$2; shift ;;
 	--seconds) SECONDS_PT=$2; shift ;;
 	--tries) MAX_TRIES=$2; shift ;;
+	--by) BY=$2; shift
+	      case "$BY" in point|backend) ;; *) echo "run.sh: --by point|backend" >&2; exit 2 ;; esac ;;
 	--no-install) INSTALL=0 ;;
 	--from-raw) FROM_RAW=$2; shift ;;
 	-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -133,6 +145,11 @@ summarize() {
 
 		stl[rk] = stl[rk] substr(st, 1, 1)
 		if ($NF != "FAILED") {
+			pk = kv["mode"] SUBSEP kv["size"] SUBSEP $2
+			if (!(pk in pkseen)) { pkseen[pk] = 1; pks[++npk] = pk }
+			pval[be, pk] = kv["mode"] == "tput" ? kv["mpps"] : kv["rtt_per_s"]
+			plat[be, pk] = kv["p50_us"]
+			pst[be, pk] = st
 			sv[key, st] = sv[key, st] " " (kv["mode"] == "tput" ? kv["mpps"] : kv["rtt_per_s"])
 			sn[key, st]++
 			nst[st]++
@@ -185,12 +202,67 @@ summarize() {
 		t = med(sv[kt, st])
 		return t > 0 ? sprintf("%.2f", med(sv[k, st]) / t) : "-"
 	}
+	# rsum(list): "median (n=N, min-max)" of a list of ratios
+	function rsum(list,   n, a, i, lo, hi) {
+		n = split(list, a, " ")
+		if (!n) return "-"
+		lo = hi = a[1]
+		for (i = 2; i <= n; i++) {
+			if (a[i] + 0 < lo + 0) lo = a[i]
+			if (a[i] + 0 > hi + 0) hi = a[i]
+		}
+		return sprintf("%.2f (n=%d, %.2f-%.2f)", med(list), n, lo, hi)
+	}
+	# pair(be, k, i): vhostd sample over testpmd sample of pair key k,
+	# appended to pr[] (rates) and pl[] (rr p50 latency, testpmd/vhostd)
+	# under its state and "all", when both saw the same placement
+	function pair(be, k,   q, t, st, x, r) {
+		t = pval["testpmd", k] + 0; st = pst["testpmd", k]
+		if (t <= 0 || (st != "fast" && st != "slow")) return
+		if (!((be, k) in pval) || pst[be, k] != st) return
+		split(k, q, SUBSEP)
+		r = sprintf("%.4f", pval[be, k] / t)
+		pr[be, q[1], q[2], st] = pr[be, q[1], q[2], st] " " r
+		pr[be, q[1], q[2], "all"] = pr[be, q[1], q[2], "all"] " " r
+		if (q[1] == "rr" && plat[be, k] + 0 > 0) {
+			x = sprintf("%.4f", plat["testpmd", k] / plat[be, k])
+			pl[be, q[2], st] = pl[be, q[2], st] " " x
+			pl[be, q[2], "all"] = pl[be, q[2], "all"] " " x
+		}
+		npairs++
+	}
 	END {
 		split("64 256 1514 9000 tso65214", ts, " ")
 		split("64 256 1024", rs, " ")
 		split("vhostd-p0 vhostd-p50 testpmd", bes, " ")
 		split("fast slow mixed disturbed ?", sts, " ")
-		printf "### Headline: vhostd / testpmd, state for state (same vCPU placement)\n\n"
+		for (i = 1; i <= npk; i++) {
+			pair("vhostd-p50", pks[i])
+			pair("vhostd-p0", pks[i])
+		}
+		if (npairs) {
+			printf "### Headline: paired ratios, vhostd / testpmd\n\n"
+			printf "Per repetition and point, vhostd'"'"'s sample over testpmd'"'"'s (taken seconds\n"
+			printf "apart with --by point, minutes with --by backend), when both saw the same vCPU\n"
+			printf "placement (see below):\n"
+			printf "median of those ratios (n pairs, lowest-highest).  >1: vhostd better.  RR\n"
+			printf "rows: round trips/s, and p50 latency as testpmd'"'"'s over vhostd'"'"'s.\n\n"
+			printf "| point | p50 / testpmd, fast | p50 / testpmd, slow | p50 / testpmd, all pairs | p0 / testpmd, all pairs |\n"
+			printf "|---|---:|---:|---:|---:|\n"
+			for (s = 1; s <= 8; s++) {
+				if (s <= 5) { md = "tput"; sz = ts[s]; what = "Mpps" }
+				else { md = "rr"; sz = rs[s - 5]; what = "round trips/s" }
+				printf "| %s %s %s | %s | %s | %s | %s |\n", md, sz, what,
+					rsum(pr["vhostd-p50", md, sz, "fast"]), rsum(pr["vhostd-p50", md, sz, "slow"]),
+					rsum(pr["vhostd-p50", md, sz, "all"]), rsum(pr["vhostd-p0", md, sz, "all"])
+				if (md == "rr")
+					printf "| rr %s p50 latency (testpmd/vhostd) | %s | %s | %s | %s |\n", sz,
+						rsum(pl["vhostd-p50", sz, "fast"]), rsum(pl["vhostd-p50", sz, "slow"]),
+						rsum(pl["vhostd-p50", sz, "all"]), rsum(pl["vhostd-p0", sz, "all"])
+			}
+			printf "\n"
+		}
+		printf "### vhostd / testpmd, state for state (same vCPU placement)\n\n"
 		printf "Each point is labelled by bench/c2c (CPU%s<->CPU%s cache-line round trip, back end\n", cpua, cpub
 		printf "paused) just before and just after it: **fast** both < %d ns, **slow** both >= %d ns,\n", slow, slow
 		printf "**mixed** they disagree (the host moved the vCPUs during the point).  Medians per\n"
@@ -501,24 +573,46 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 set -- $BACKENDS
 NB=$#
 for rep in $(seq "$REPS"); do
-	# Rotate the order so no back end always runs first (or warm).
-	order=""
-	for k in $(seq 0 $((NB - 1))); do
-		i=$(( (k + rep - 1) % NB + 1 ))
-		order="$order ${!i}"
-	done
-	for be in $order; do
-		log "rep $rep/$REPS: $be"
-		c2c_probe "$be" "$rep"
-		if ! start_backend "$be"; then
-			echo "$be rep $rep: did not start" >>"$FAILS"
+	if [ "$BY" = backend ]; then
+		# Rotate the order so no back end always runs first (or warm).
+		order=""
+		for k in $(seq 0 $((NB - 1))); do
+			i=$(( (k + rep - 1) % NB + 1 ))
+			order="$order ${!i}"
+		done
+		for be in $order; do
+			log "rep $rep/$REPS: $be"
+			c2c_probe "$be" "$rep"
+			if ! start_backend "$be"; then
+				echo "$be rep $rep: did not start" >>"$FAILS"
+				stop_backend "$be"
+				continue
+			fi
+			for s in $TPUT_SIZES; do point "$be" "$rep" tput "$s"; done
+			for s in $RR_SIZES; do point "$be" "$rep" rr "$s"; done
 			stop_backend "$be"
-			continue
-		fi
-		for s in $TPUT_SIZES; do point "$be" "$rep" tput "$s"; done
-		for s in $RR_SIZES; do point "$be" "$rep" rr "$s"; done
-		stop_backend "$be"
-		c2c_probe "$be" "$rep"
+			c2c_probe "$be" "$rep"
+		done
+		continue
+	fi
+	log "rep $rep/$REPS"
+	np=0
+	for pt in $(for s in $TPUT_SIZES; do echo "tput:$s"; done) \
+		  $(for s in $RR_SIZES; do echo "rr:$s"; done); do
+		np=$((np + 1))
+		for k in $(seq 0 $((NB - 1))); do
+			# Rotated by repetition and point: no back end is
+			# always first, or always next to the same one.
+			i=$(( (k + rep + np - 2) % NB + 1 ))
+			be=${!i}
+			if ! start_backend "$be"; then
+				echo "$be rep $rep ${pt%%:*} ${pt#*:}: did not start" >>"$FAILS"
+				stop_backend "$be"
+				continue
+			fi
+			point "$be" "$rep" "${pt%%:*}" "${pt#*:}"
+			stop_backend "$be"
+		done
 	done
 done
 ELAPSED=$(( $(date +%s) - T0 ))
@@ -533,7 +627,7 @@ git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || REV="$REV+dirty(src)"
 {
 	echo "# vhostd vs DPDK testpmd: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
-	echo "Command: \`bench/run.sh$([ $QUICK = 1 ] && echo ' --quick') --reps $REPS --seconds $SECONDS_PT --tries $MAX_TRIES\`" \
+	echo "Command: \`bench/run.sh$([ $QUICK = 1 ] && echo ' --quick') --reps $REPS --seconds $SECONDS_PT --tries $MAX_TRIES --by $BY\`" \
 	     "(${ELAPSED} s). vhostd at $REV; DPDK $DPDK_VER (Debian)."
 	echo
 	echo "Hardware: $(lscpu | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2 }')," \
@@ -572,7 +666,7 @@ git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || REV="$REV+dirty(src)"
 } >"$RES"
 
 echo
-sed -n '/^### Headline/,/^<details>/p' "$RES" | grep -v '^<details>'
+sed -n '/^### /,/^### One-way/p' "$RES" | grep -v '^### One-way'
 echo "results: $RES"
 [ -s "$FAILS" ] && exit 1
 exit 0
