@@ -142,14 +142,11 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 		stats_add(&port_ctr(p)->rx_bytes, bytes);
 		switch_forward(p, pv->tx_pkt_ptrs, npkt);
 	}
-	/* Every destination has copied: the buffers go back to the guest. */
+	/* Every destination has copied: the buffers go back to the guest,
+	 * published by port_vhost_poll() once for all its bursts.
+	 */
 	for (i = 0; i < npush; i++)
 		virtq_push(vq, pv->tx_heads[i], 0);
-	if (npush) {
-		virtq_flush(vq);
-		if (virtq_notify(vq))
-			stats_add(&port_ctr(p)->irqs, 1);
-	}
 	return (int)npush;
 }
 
@@ -199,6 +196,15 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 		if (n <= 0)
 			break;
 		total += (unsigned int)n;
+	}
+	/* One used-index store and one look at used_event for the whole
+	 * poll: the look needs a full barrier, which waits for the used
+	 * entries (lines the guest's CPU reads) to leave the store buffer.
+	 */
+	if (total && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
+		virtq_flush(&q->vq);
+		if (virtq_notify(&q->vq))
+			stats_add(&port_ctr(p)->irqs, 1);
 	}
 out:
 	vlock_unlock(&q->lock);
