@@ -47,6 +47,24 @@
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
 
+/**
+ * prefetch_w() - ask for a cache line we are about to write
+ * @p:		any address in the line
+ *
+ * __builtin_prefetch(p, 1) is a read prefetch (PREFETCHT0) unless the
+ * compiler targets PRFCHW, and a line read in shared state still needs a
+ * second trip to the other core before the store can land.  PREFETCHW
+ * asks for it exclusive at once; CPUs without it run it as a NOP.
+ */
+static inline void prefetch_w(const void *p)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1);
+#endif
+}
+
 /* Single, untorn access to memory another party may change under us. */
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))

@@ -102,6 +102,7 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 	 * one behind the other (see virtq_prefetch()).
 	 */
 	max = virtq_prefetch(vq, max);
+	virtq_prefetch_used(vq, max);
 	if (!max && unlikely(vq->broken)) {
 		/* virtq_avail_count() found avail->idx out of range. */
 		stats_add(&port_ctr(p)->violations, 1);
@@ -544,6 +545,46 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 }
 
 /**
+ * port_vhost_rx_warm() - pop a burst's RX chains and ask for their lines
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @n:		frames about to be delivered (usually one chain each)
+ *
+ * The copies into the guest's buffers, and the used entries after them,
+ * write lines the guest's CPU touched last.  Each such store waits in the
+ * store buffer for its line; once the buffer is full every later store
+ * waits too, so a burst's misses queue one behind the other.  Asked for
+ * up front, for writing (prefetch_w()), they overlap instead.  The chains
+ * stay held (see above) for port_vhost_rx_one(); a shortage or a bad
+ * chain is left for it to meet and count.
+ */
+static void port_vhost_rx_warm(struct port_vhost *pv, struct virtq *vq,
+			       unsigned int n)
+{
+	unsigned int i;
+
+	n = virtq_prefetch(vq, MIN(n, PORT_VHOST_RX_BUFS - pv->rx_held)) +
+	    pv->rx_held;
+	if (port_vhost_rx_fill(pv, vq, n) == -EINVAL) {
+		/* A bad chain, returned empty with those held before it:
+		 * counted here; the frames go on to fresh chains.
+		 */
+		stats_add(&port_ctr(pv->port)->drops[STATS_DROP_BAD_DESC], 1);
+	}
+	for (i = 0; i < pv->rx_held; i++) {
+		const struct virtq_elem *e = port_vhost_rx_chain(pv, i);
+		const uint8_t *b = e->iov[e->out_num].iov_base;
+
+		if (!e->in_num)
+			continue;
+		prefetch_w(b);
+		if (e->iov[e->out_num].iov_len > 64)
+			prefetch_w(b + 64);
+	}
+	virtq_prefetch_used(vq, pv->rx_held);
+}
+
+/**
  * port_vhost_xmit() - switch -> guest: deliver frames to the RX queue
  * @p:		port
  * @pkts:	frames
@@ -570,7 +611,7 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 	}
 	hdr_len = vu_dev_hdr_len(&pv->dev);
 	mrg = pv->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
-	virtq_prefetch(&q->vq, n);	/* one chain per frame, usually */
+	port_vhost_rx_warm(pv, &q->vq, n);
 
 	for (i = 0; i < n; i++) {
 		int rc = port_vhost_rx_frame(pv, &q->vq, pkts[i], hdr_len,

@@ -213,6 +213,31 @@ unsigned int virtq_prefetch(struct virtq *vq, unsigned int n)
 }
 
 /**
+ * virtq_prefetch_used() - ask for the used-ring lines the next pushes write
+ * @vq:		queue
+ * @n:		used entries about to be pushed
+ *
+ * The used ring is ours, but the driver reads it, so its lines sit in the
+ * driver CPU's cache: ask for them for writing (prefetch_w()) before the
+ * pushes rather than have each push wait.  Entries are 8 bytes, 8 to a
+ * line; the index line is asked for too.
+ */
+void virtq_prefetch_used(struct virtq *vq, unsigned int n)
+{
+	uint16_t at = (uint16_t)(vq->used_idx + vq->pending_used);
+	unsigned int i;
+
+	if (!n || !virtq_ready(vq))
+		return;
+	if (n > vq->num)
+		n = vq->num;
+	for (i = 0; i < n; i += 8)
+		prefetch_w(&vq->used->ring[(uint16_t)(at + i) & (vq->num - 1)]);
+	prefetch_w(&vq->used->ring[(uint16_t)(at + n - 1) & (vq->num - 1)]);
+	prefetch_w(&vq->used->idx);
+}
+
+/**
  * struct virtq_walk - state of one chain walk
  * @table:	descriptor table being walked (ring or indirect)
  * @table_num:	entries in @table

@@ -149,6 +149,7 @@ void virtq_push(struct virtq *vq, uint16_t head, uint32_t len);
 void virtq_flush(struct virtq *vq);
 bool virtq_should_notify(struct virtq *vq);
 bool virtq_notify(struct virtq *vq);
+void virtq_prefetch_used(struct virtq *vq, unsigned int n);
 bool virtq_enable_notify(struct virtq *vq);
 void virtq_disable_notify(struct virtq *vq);
 
