@@ -544,30 +544,6 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 	}
 }
 
-/* Chains whose lines are asked for ahead of the copy: enough to cover a
- * cross-core miss, few enough that the requests are not dropped for
- * want of miss buffers (a burst's worth at once was slower).
- */
-#define PORT_VHOST_RX_AHEAD	8
-
-/**
- * port_vhost_rx_warm_one() - ask for the first lines of held chain @i
- * @pv:		port
- * @i:		chain, < pv->rx_held
- */
-static void port_vhost_rx_warm_one(struct port_vhost *pv, unsigned int i)
-{
-	const struct virtq_elem *e = port_vhost_rx_chain(pv, i);
-	const uint8_t *b;
-
-	if (!e->in_num)
-		return;
-	b = e->iov[e->out_num].iov_base;
-	prefetch_w(b);
-	if (e->iov[e->out_num].iov_len > 64)
-		prefetch_w(b + 64);
-}
-
 /**
  * port_vhost_rx_warm() - pop a burst's RX chains and ask for their lines
  * @pv:		port
@@ -595,8 +571,16 @@ static void port_vhost_rx_warm(struct port_vhost *pv, struct virtq *vq,
 		 */
 		stats_add(&port_ctr(pv->port)->drops[STATS_DROP_BAD_DESC], 1);
 	}
-	for (i = 0; i < pv->rx_held && i < PORT_VHOST_RX_AHEAD; i++)
-		port_vhost_rx_warm_one(pv, i);
+	for (i = 0; i < pv->rx_held; i++) {
+		const struct virtq_elem *e = port_vhost_rx_chain(pv, i);
+		const uint8_t *b = e->iov[e->out_num].iov_base;
+
+		if (!e->in_num)
+			continue;
+		prefetch_w(b);
+		if (e->iov[e->out_num].iov_len > 64)
+			prefetch_w(b + 64);
+	}
 	virtq_prefetch_used(vq, pv->rx_held);
 }
 
@@ -630,12 +614,8 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 	port_vhost_rx_warm(pv, &q->vq, n);
 
 	for (i = 0; i < n; i++) {
-		int rc;
-
-		/* Keep PORT_VHOST_RX_AHEAD chains' lines on their way. */
-		if (pv->rx_held > PORT_VHOST_RX_AHEAD)
-			port_vhost_rx_warm_one(pv, PORT_VHOST_RX_AHEAD);
-		rc = port_vhost_rx_frame(pv, &q->vq, pkts[i], hdr_len, mrg);
+		int rc = port_vhost_rx_frame(pv, &q->vq, pkts[i], hdr_len,
+					     mrg);
 
 		if (rc == 0) {
 			sent++;
