@@ -97,8 +97,11 @@ $(O)/bench/%: $(O)/bench/%.o $$(call parts,bench/$$*) $(O)/libvdrv.a
 check: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-# libFuzzer harnesses: the daemon sources rebuilt with sanitizers.
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -pthread \
+# libFuzzer harnesses: the daemon sources rebuilt with sanitizers.  Built
+# with -Werror: a harness that no longer matches a changed type must fail
+# to build, not crash at run time.
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -pthread -Wall -Werror \
+	      -Wno-unused-parameter \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 $(O)/fuzz/%: tests/fuzz/%.c $(DAEMON_SRCS)
 	@mkdir -p $(dir $@)

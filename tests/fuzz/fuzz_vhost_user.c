@@ -46,7 +46,7 @@ static void fz_queue_start(struct vu_dev *dev, unsigned int q)
 	struct virtq_elem e;
 	unsigned int n;
 
-	pthread_mutex_lock(&vu->lock);
+	vlock_lock(&vu->lock);
 	for (n = 0; vu->started && n < 64; n++) {
 		enum virtq_pop_result r = virtq_pop(&vu->vq, &e);
 
@@ -64,7 +64,7 @@ static void fz_queue_start(struct vu_dev *dev, unsigned int q)
 	virtq_flush(&vu->vq);
 	virtq_notify(&vu->vq);
 	virtq_enable_notify(&vu->vq);
-	pthread_mutex_unlock(&vu->lock);
+	vlock_unlock(&vu->lock);
 }
 
 /**
