@@ -573,13 +573,13 @@ static void port_vhost_rx_warm(struct port_vhost *pv, struct virtq *vq,
 	}
 	for (i = 0; i < pv->rx_held; i++) {
 		const struct virtq_elem *e = port_vhost_rx_chain(pv, i);
-		const uint8_t *b = e->iov[e->out_num].iov_base;
+		const struct iovec *in = &e->iov[e->out_num];
 
 		if (!e->in_num)
-			continue;
-		prefetch_w(b);
-		if (e->iov[e->out_num].iov_len > 64)
-			prefetch_w(b + 64);
+			continue;	/* no writable segment to ask for */
+		prefetch_w(in->iov_base);
+		if (in->iov_len > 64)
+			prefetch_w((const uint8_t *)in->iov_base + 64);
 	}
 	virtq_prefetch_used(vq, pv->rx_held);
 }
