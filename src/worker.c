@@ -184,6 +184,18 @@ static bool worker_arm_src(struct worker_src src)
 }
 
 /**
+ * worker_stage_src() - let a dry source's port prepare for its next frame
+ * @src:	source
+ */
+static void worker_stage_src(struct worker_src src)
+{
+	struct port *p = switch_port(src.port);
+
+	if (p && p->ops->stage)
+		p->ops->stage(p, src.cookie);
+}
+
+/**
  * worker_epoll_due() - whether this pass should ask epoll for events
  * @w:		worker
  * @polled:	passes since the last epoll_wait(), updated
@@ -238,6 +250,7 @@ static void *worker_loop(void *arg)
 	struct epoll_event evs[WORKER_EVENTS];
 	uint64_t dry_since = 0;
 	unsigned int polled = 0, dry_passes = 0;
+	bool staged = true;
 
 	stats_slot = 1 + w->idx;
 	for (;;) {
@@ -270,7 +283,17 @@ static void *worker_loop(void *arg)
 				work = true;
 		if (work) {
 			dry_since = 0;
+			staged = false;
 			continue;
+		}
+
+		/* The first dry pass after work: the ports get ready for
+		 * their next frame (port_ops.stage) while nothing waits.
+		 */
+		if (!staged) {
+			for (i = 0; i < w->nactive; i++)
+				worker_stage_src(w->active[i]);
+			staged = true;
 		}
 
 		/* A whole pass found nothing: spin out the poll window. */

@@ -461,20 +461,27 @@ int vdrv_open(const struct vdrv_opts *o, struct vdrv_dev **devp)
 }
 
 /**
- * vdrv_close() - stop both rings (GET_VRING_BASE) and disconnect
+ * vdrv_close_used() - stop both rings (GET_VRING_BASE) and disconnect
  * @d:		device; freed
  * @bases:	out, may be NULL: the device's avail index per ring
+ * @used:	out, may be NULL: the ring's used index once the device
+ *		answered, i.e. the last it published.  A device that gives
+ *		back every chain it popped but did not use reports
+ *		@bases equal to it.
  *
  * Return: 0, or the first error of the GET_VRING_BASE exchange (the
  * device is freed anyway)
  */
-int vdrv_close(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS])
+int vdrv_close_used(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS],
+		    uint16_t used[VDRV_NRINGS])
 {
 	unsigned int i;
 	int ret = 0;
 
 	if (bases)
 		memset(bases, 0, sizeof(bases[0]) * VDRV_NRINGS);
+	if (used)
+		memset(used, 0, sizeof(used[0]) * VDRV_NRINGS);
 	for (i = 0; i < VDRV_NRINGS && !ret; i++) {
 		uint16_t b = 0;
 
@@ -482,9 +489,24 @@ int vdrv_close(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS])
 		      vdrv_proto_get_vring_base(&d->conn, i, &b);
 		if (bases)
 			bases[i] = b;
+		if (used && !ret)
+			used[i] = __atomic_load_n(&d->rings[i].used->idx,
+						  __ATOMIC_ACQUIRE);
 	}
 	vdrv_free(d);
 	return ret;
+}
+
+/**
+ * vdrv_close() - stop both rings (GET_VRING_BASE) and disconnect
+ * @d:		device; freed
+ * @bases:	out, may be NULL: the device's avail index per ring
+ *
+ * Return: as vdrv_close_used()
+ */
+int vdrv_close(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS])
+{
+	return vdrv_close_used(d, bases, NULL);
 }
 
 /**

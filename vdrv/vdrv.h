@@ -176,6 +176,8 @@ struct vdrv_dev;
 void vdrv_opts_init(struct vdrv_opts *o, const char *path);
 int vdrv_open(const struct vdrv_opts *o, struct vdrv_dev **devp);
 int vdrv_close(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS]);
+int vdrv_close_used(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS],
+		    uint16_t used[VDRV_NRINGS]);
 void vdrv_abort(struct vdrv_dev *d);
 
 /* Introspection. */

@@ -44,6 +44,11 @@ struct port;
  *		turn notifications back on and return true if work arrived
  *		meanwhile (then the worker polls again instead of sleeping).
  *		NULL for sources whose fd is simply level-triggered (TAP).
+ * @stage:	worker: the source @cookie polled ran dry and the worker
+ *		has a moment: get ready for the next frame *to* this port
+ *		(a guest's next RX buffer, looked up and warmed) so that
+ *		the delivery does not wait for it.  Must not block; may do
+ *		nothing.  NULL if there is nothing to prepare (TAP).
  * @timer:	control thread, once a second: housekeeping (may be NULL)
  */
 struct port_ops {
@@ -56,6 +61,7 @@ struct port_ops {
 	unsigned int (*poll)(struct port *p, uint32_t cookie,
 			     unsigned int budget);
 	bool (*arm)(struct port *p, uint32_t cookie);
+	void (*stage)(struct port *p, uint32_t cookie);
 	void (*timer)(struct port *p);
 };
 

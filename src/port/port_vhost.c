@@ -384,5 +384,6 @@ const struct port_ops port_vhost_ops = {
 	.xmit = port_vhost_xmit,
 	.poll = port_vhost_poll,
 	.arm = port_vhost_arm,
+	.stage = port_vhost_stage,
 	.timer = port_vhost_timer,
 };

@@ -20,6 +20,7 @@
 #include "../vhost/vu_dev.h"
 
 #define PORT_VHOST_RX_BUFS	64	/* RX buffers one frame may span */
+#define PORT_VHOST_RX_STAGE	2	/* RX chains held ready while idle */
 #define PORT_VHOST_RXQ		0
 #define PORT_VHOST_TXQ		1
 /* One readv(): our virtio-net header, then a frame that fits a pkt. */
@@ -147,6 +148,7 @@ enum port_direct_stop {
 unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 			     unsigned int budget);
 bool port_vhost_arm(struct port *p, uint32_t cookie);
+void port_vhost_stage(struct port *p, uint32_t cookie);
 unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 			     unsigned int n);
 

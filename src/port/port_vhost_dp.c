@@ -545,6 +545,21 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 }
 
 /**
+ * port_vhost_rx_touch() - ask for the first lines of a chain's buffer
+ * @e:		held RX chain
+ */
+static void port_vhost_rx_touch(const struct virtq_elem *e)
+{
+	const struct iovec *in = &e->iov[e->out_num];
+
+	if (!e->in_num)
+		return;		/* no writable segment to ask for */
+	prefetch_w(in->iov_base);
+	if (in->iov_len > 64)
+		prefetch_w((const uint8_t *)in->iov_base + 64);
+}
+
+/**
  * port_vhost_rx_warm() - pop a burst's RX chains and ask for their lines
  * @pv:		port
  * @vq:		RX ring, locked and started
@@ -561,27 +576,73 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 static void port_vhost_rx_warm(struct port_vhost *pv, struct virtq *vq,
 			       unsigned int n)
 {
-	unsigned int i;
+	unsigned int i, want = MIN(n, PORT_VHOST_RX_BUFS);
 
-	n = virtq_prefetch(vq, MIN(n, PORT_VHOST_RX_BUFS - pv->rx_held)) +
-	    pv->rx_held;
-	if (port_vhost_rx_fill(pv, vq, n) == -EINVAL) {
-		/* A bad chain, returned empty with those held before it:
-		 * counted here; the frames go on to fresh chains.
-		 */
-		stats_add(&port_ctr(pv->port)->drops[STATS_DROP_BAD_DESC], 1);
+	/* Chains held already (port_vhost_stage(), a direct read) are
+	 * used first; pop only what is missing.
+	 */
+	if (pv->rx_held < want) {
+		want = pv->rx_held + virtq_prefetch(vq, want - pv->rx_held);
+		if (port_vhost_rx_fill(pv, vq, want) == -EINVAL) {
+			/* A bad chain, returned empty with those held
+			 * before it: counted here; the frames go on to
+			 * fresh chains.
+			 */
+			stats_add(&port_ctr(pv->port)->drops[STATS_DROP_BAD_DESC],
+				  1);
+		}
 	}
-	for (i = 0; i < pv->rx_held; i++) {
-		const struct virtq_elem *e = port_vhost_rx_chain(pv, i);
-		const struct iovec *in = &e->iov[e->out_num];
+	for (i = 0; i < MIN(pv->rx_held, n); i++)
+		port_vhost_rx_touch(port_vhost_rx_chain(pv, i));
+	virtq_prefetch_used(vq, MIN(pv->rx_held, n));
+}
 
-		if (!e->in_num)
-			continue;	/* no writable segment to ask for */
-		prefetch_w(in->iov_base);
-		if (in->iov_len > 64)
-			prefetch_w((const uint8_t *)in->iov_base + 64);
+/**
+ * port_vhost_stage() - worker, in a dry moment: hold the next RX chain ready
+ * @p:		port
+ * @cookie:	the source that ran dry (unused: every port has one RX queue)
+ *
+ * A frame for this guest would otherwise start by reading the RX ring's
+ * avail entry, then the descriptor it names, then write the buffer that
+ * descriptor points to: three misses one after the other, on lines the
+ * guest's CPU wrote last, before the copy can begin.  Done here while the
+ * worker waits anyway, the delivery finds the chain held and its first
+ * lines in our cache: a request/response round trip carries two such
+ * deliveries.  The guest does not touch a buffer it posted until it
+ * comes back used, so owning its lines early takes nothing from it.
+ *
+ * Skipped if another worker holds the queue: it is delivering.
+ */
+void port_vhost_stage(struct port *p, uint32_t cookie)
+{
+	struct port_vhost *pv = p->priv;
+	struct vu_queue *q = &pv->dev.q[PORT_VHOST_RXQ];
+	struct virtq *vq = &q->vq;
+	int rc = 0;
+
+	(void)cookie;
+	if (!vlock_trylock(&q->lock))
+		return;
+	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
+		goto out;
+	if (pv->rx_held < PORT_VHOST_RX_STAGE) {
+		unsigned int n = virtq_prefetch(vq, PORT_VHOST_RX_STAGE -
+						    pv->rx_held);
+
+		if (n)
+			rc = port_vhost_rx_fill(pv, vq, pv->rx_held + n);
 	}
-	virtq_prefetch_used(vq, pv->rx_held);
+	if (rc == -EIO) {
+		stats_add(&port_ctr(p)->violations, 1);
+		vu_dev_mark_broken(&pv->dev);
+		goto out;
+	}
+	if (rc == -EINVAL)
+		stats_add(&port_ctr(p)->drops[STATS_DROP_BAD_DESC], 1);
+	if (pv->rx_held)
+		port_vhost_rx_touch(port_vhost_rx_chain(pv, 0));
+out:
+	vlock_unlock(&q->lock);
 }
 
 /**
