@@ -186,9 +186,11 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 				   stats_direct_names[d],
 				   (unsigned long long)
 				   port_stat(p, direct_fallbacks[d]));
-		ctl_printf(b, "}},\"irqs\":%llu,\"kicks\":%llu}",
+		ctl_printf(b, "}},\"irqs\":%llu,\"kicks\":%llu,"
+			   "\"rx_staged\":%llu}",
 			   (unsigned long long)port_stat(p, irqs),
-			   (unsigned long long)port_stat(p, kicks));
+			   (unsigned long long)port_stat(p, kicks),
+			   (unsigned long long)port_stat(p, rx_staged));
 		first = false;
 	}
 	ctl_printf(b, "%s]}\n", first ? "" : "\n");
@@ -268,6 +270,8 @@ static const struct ctl_metric ctl_metrics[] = {
 	  offsetof(struct port_stats, irqs) },
 	{ "kicks_total", "Guest kicks that woke the port's poller.",
 	  offsetof(struct port_stats, kicks) },
+	{ "rx_staged_total", "RX buffers taken ahead of a frame while idle.",
+	  offsetof(struct port_stats, rx_staged) },
 };
 
 /**

@@ -88,6 +88,9 @@ extern const char *const stats_direct_names[STATS_DIRECT_COUNT];
  * @irqs:	interrupts sent to the guest (call eventfd writes)
  * @kicks:	guest kicks that woke the port's poller (the rest of the
  *		time it polled with kicks off)
+ * @rx_staged:	RX buffers taken from the guest ahead of a frame, while
+ *		the worker was idle (port_vhost_stage()); they are filled by
+ *		the next frames, or given back when the ring stops
  */
 struct port_stats {
 	uint64_t rx_packets;
@@ -100,6 +103,7 @@ struct port_stats {
 	uint64_t direct_fallbacks[STATS_DIRECT_COUNT];
 	uint64_t irqs;
 	uint64_t kicks;
+	uint64_t rx_staged;
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
 /**

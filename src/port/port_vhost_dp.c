@@ -618,6 +618,7 @@ void port_vhost_stage(struct port *p, uint32_t cookie)
 	struct port_vhost *pv = p->priv;
 	struct vu_queue *q = &pv->dev.q[PORT_VHOST_RXQ];
 	struct virtq *vq = &q->vq;
+	unsigned int held;
 	int rc = 0;
 
 	(void)cookie;
@@ -625,12 +626,14 @@ void port_vhost_stage(struct port *p, uint32_t cookie)
 		return;
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		goto out;
-	if (pv->rx_held < PORT_VHOST_RX_STAGE) {
-		unsigned int n = virtq_prefetch(vq, PORT_VHOST_RX_STAGE -
-						    pv->rx_held);
+	held = pv->rx_held;
+	if (held < PORT_VHOST_RX_STAGE) {
+		unsigned int n = virtq_prefetch(vq, PORT_VHOST_RX_STAGE - held);
 
 		if (n)
-			rc = port_vhost_rx_fill(pv, vq, pv->rx_held + n);
+			rc = port_vhost_rx_fill(pv, vq, held + n);
+		if (pv->rx_held > held)
+			stats_add(&port_ctr(p)->rx_staged, pv->rx_held - held);
 	}
 	if (rc == -EIO) {
 		stats_add(&port_ctr(p)->violations, 1);

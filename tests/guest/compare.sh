@@ -68,7 +68,7 @@ cell() {	# cell FILE KEY: "median (run, run, run)"
 
 {
 	echo "Measured $(date -u '+%F %H:%M UTC') on $(nproc) CPUs, guests under TCG"
-	echo "(\`-accel tcg,thread=multi -cpu max -m 256M\`, 1 vCPU each), kernel $(cat "$HERE/cache/kver" 2>/dev/null),"
+	echo "(\`-accel tcg,thread=multi -cpu ${VG_CPU:-max,-erms} -m 256M\`, 1 vCPU each), kernel $(cat "$HERE/cache/kver" 2>/dev/null),"
 	echo "iperf3 3.12 single TCP stream, ${VG_DURATION} s per run, median of ${VG_REPS} runs, Gbit/s."
 	echo "Load average before / after: $LOAD0 / $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews TCG numbers)."
 	echo "Reproduce: \`VG_REPS=$VG_REPS VG_DURATION=$VG_DURATION tests/guest/compare.sh\`"
