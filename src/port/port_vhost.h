@@ -21,6 +21,7 @@
 
 #define PORT_VHOST_RX_BUFS	64	/* RX buffers one frame may span */
 #define PORT_VHOST_RX_STAGE	2	/* RX chains held ready while idle */
+#define PORT_VHOST_TX_TOUCH	256	/* bytes of a TX frame asked for early */
 #define PORT_VHOST_RXQ		0
 #define PORT_VHOST_TXQ		1
 /* One readv(): our virtio-net header, then a frame that fits a pkt. */
