@@ -660,8 +660,15 @@ void port_vhost_stage(struct port *p, uint32_t cookie)
 		vu_dev_mark_broken(&pv->dev);
 		goto out;
 	}
-	if (rc == -EINVAL)
+	if (rc == -EINVAL) {
+		/* The reserve went back empty: publish it now, as a
+		 * delivery would, rather than leave it to the next one.
+		 */
 		stats_add(&port_ctr(p)->drops[STATS_DROP_BAD_DESC], 1);
+		virtq_flush(vq);
+		if (virtq_notify(vq))
+			stats_add(&port_ctr(p)->irqs, 1);
+	}
 	if (pv->rx_held)
 		port_vhost_rx_touch(port_vhost_rx_chain(pv, 0));
 out:
