@@ -399,11 +399,8 @@ enum port_direct_stop port_vhost_rx_direct(struct port *p,
 		sent++;
 		bytes += len;
 	}
-	if (sent || bad) {
-		virtq_flush(&q->vq);
-		if (virtq_notify(&q->vq))
-			stats_add(&port_ctr(p)->irqs, 1);
-	}
+	if (sent || bad)
+		port_vhost_publish(p, &q->vq);
 out:
 	vlock_unlock(&q->lock);
 

@@ -17,6 +17,21 @@
 #include "../net/iov.h"
 #include "../util.h"
 
+/**
+ * port_vhost_publish() - publish the used entries pushed, call if asked
+ * @p:		port
+ * @vq:		queue, locked and started
+ *
+ * One used-index store and one look at the driver's wishes (a full
+ * barrier, in virtq_notify()) for everything pushed since the last.
+ */
+void port_vhost_publish(struct port *p, struct virtq *vq)
+{
+	virtq_flush(vq);
+	if (virtq_notify(vq))
+		stats_add(&port_ctr(p)->irqs, 1);
+}
+
 /* ---- datapath: guest TX -> switch ------------------------------------- */
 
 /**
@@ -222,11 +237,8 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 	 * poll: the look needs a full barrier, which waits for the used
 	 * entries (lines the guest's CPU reads) to leave the store buffer.
 	 */
-	if (total && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
-		virtq_flush(&q->vq);
-		if (virtq_notify(&q->vq))
-			stats_add(&port_ctr(p)->irqs, 1);
-	}
+	if (total && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
+		port_vhost_publish(p, &q->vq);
 out:
 	vlock_unlock(&q->lock);
 	return total;
@@ -665,9 +677,7 @@ void port_vhost_stage(struct port *p, uint32_t cookie)
 		 * delivery would, rather than leave it to the next one.
 		 */
 		stats_add(&port_ctr(p)->drops[STATS_DROP_BAD_DESC], 1);
-		virtq_flush(vq);
-		if (virtq_notify(vq))
-			stats_add(&port_ctr(p)->irqs, 1);
+		port_vhost_publish(p, vq);
 	}
 	if (pv->rx_held)
 		port_vhost_rx_touch(port_vhost_rx_chain(pv, 0));
@@ -734,11 +744,8 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 			stats_add(&st->drops[STATS_DROP_TOO_BIG], 1);
 		}
 	}
-	if (pushed && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
-		virtq_flush(&q->vq);
-		if (virtq_notify(&q->vq))
-			stats_add(&st->irqs, 1);
-	}
+	if (pushed && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
+		port_vhost_publish(p, &q->vq);
 	vlock_unlock(&q->lock);
 
 	stats_add(&st->tx_packets, sent);
