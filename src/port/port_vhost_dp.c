@@ -592,6 +592,36 @@ static void port_vhost_rx_touch(const struct virtq_elem *e)
 }
 
 /**
+ * port_vhost_rx_top_up() - hold @want RX chains, as many as the ring has
+ * @pv:		port
+ * @vq:		RX ring, locked and started
+ * @want:	chains wanted, <= PORT_VHOST_RX_BUFS
+ *
+ * Chains held already (staged, or left by a direct read) count; only the
+ * missing ones are popped, their descriptors asked for first.  A bad
+ * chain is counted here (the reserve went back empty, pushed but not
+ * published).
+ *
+ * Return: as port_vhost_rx_fill(), 0 if the ring simply had fewer
+ */
+static int port_vhost_rx_top_up(struct port_vhost *pv, struct virtq *vq,
+				unsigned int want)
+{
+	unsigned int n;
+	int rc;
+
+	if (pv->rx_held >= want)
+		return 0;
+	n = virtq_prefetch(vq, want - pv->rx_held);
+	if (!n)
+		return 0;
+	rc = port_vhost_rx_fill(pv, vq, pv->rx_held + n);
+	if (rc == -EINVAL)
+		stats_add(&port_ctr(pv->port)->drops[STATS_DROP_BAD_DESC], 1);
+	return rc;
+}
+
+/**
  * port_vhost_rx_warm() - pop a burst's RX chains and ask for their lines
  * @pv:		port
  * @vq:		RX ring, locked and started
@@ -608,22 +638,13 @@ static void port_vhost_rx_touch(const struct virtq_elem *e)
 static void port_vhost_rx_warm(struct port_vhost *pv, struct virtq *vq,
 			       unsigned int n)
 {
-	unsigned int i, want = MIN(n, PORT_VHOST_RX_BUFS);
+	unsigned int i;
 
-	/* Chains held already (port_vhost_stage(), a direct read) are
-	 * used first; pop only what is missing.
+	/* A shortage or a broken ring is left for port_vhost_rx_one() to
+	 * meet and count; a bad chain was counted, and the frames go on to
+	 * fresh chains.
 	 */
-	if (pv->rx_held < want) {
-		want = pv->rx_held + virtq_prefetch(vq, want - pv->rx_held);
-		if (port_vhost_rx_fill(pv, vq, want) == -EINVAL) {
-			/* A bad chain, returned empty with those held
-			 * before it: counted here; the frames go on to
-			 * fresh chains.
-			 */
-			stats_add(&port_ctr(pv->port)->drops[STATS_DROP_BAD_DESC],
-				  1);
-		}
-	}
+	port_vhost_rx_top_up(pv, vq, MIN(n, PORT_VHOST_RX_BUFS));
 	for (i = 0; i < MIN(pv->rx_held, n); i++)
 		port_vhost_rx_touch(port_vhost_rx_chain(pv, i));
 	virtq_prefetch_used(vq, MIN(pv->rx_held, n));
@@ -651,34 +672,26 @@ void port_vhost_stage(struct port *p, uint32_t cookie)
 	struct vu_queue *q = &pv->dev.q[PORT_VHOST_RXQ];
 	struct virtq *vq = &q->vq;
 	unsigned int held;
-	int rc = 0;
+	int rc;
 
-	(void)cookie;
 	if (!vlock_trylock(&q->lock))
 		return;
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		goto out;
 	held = pv->rx_held;
-	if (held < PORT_VHOST_RX_STAGE) {
-		unsigned int n = virtq_prefetch(vq, PORT_VHOST_RX_STAGE - held);
-
-		if (n)
-			rc = port_vhost_rx_fill(pv, vq, held + n);
-		if (pv->rx_held > held)
-			stats_add(&port_ctr(p)->rx_staged, pv->rx_held - held);
-	}
+	rc = port_vhost_rx_top_up(pv, vq, PORT_VHOST_RX_STAGE);
+	if (pv->rx_held > held)
+		stats_add(&port_ctr(p)->rx_staged, pv->rx_held - held);
 	if (rc == -EIO) {
 		stats_add(&port_ctr(p)->violations, 1);
 		vu_dev_mark_broken(&pv->dev);
 		goto out;
 	}
-	if (rc == -EINVAL) {
-		/* The reserve went back empty: publish it now, as a
-		 * delivery would, rather than leave it to the next one.
-		 */
-		stats_add(&port_ctr(p)->drops[STATS_DROP_BAD_DESC], 1);
+	/* A reserve that went back empty is published now, as a delivery
+	 * would, rather than left to the next one.
+	 */
+	if (rc == -EINVAL)
 		port_vhost_publish(p, vq);
-	}
 	if (pv->rx_held)
 		port_vhost_rx_touch(port_vhost_rx_chain(pv, 0));
 out:
