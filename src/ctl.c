@@ -187,10 +187,11 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 				   (unsigned long long)
 				   port_stat(p, direct_fallbacks[d]));
 		ctl_printf(b, "}},\"irqs\":%llu,\"kicks\":%llu,"
-			   "\"rx_staged\":%llu}",
+			   "\"rx_staged\":%llu,\"steer_syncs\":%llu}",
 			   (unsigned long long)port_stat(p, irqs),
 			   (unsigned long long)port_stat(p, kicks),
-			   (unsigned long long)port_stat(p, rx_staged));
+			   (unsigned long long)port_stat(p, rx_staged),
+			   (unsigned long long)port_stat(p, steer_syncs));
 		first = false;
 	}
 	ctl_printf(b, "%s]}\n", first ? "" : "\n");
@@ -272,6 +273,8 @@ static const struct ctl_metric ctl_metrics[] = {
 	  offsetof(struct port_stats, kicks) },
 	{ "rx_staged_total", "RX buffers taken ahead of a frame while idle.",
 	  offsetof(struct port_stats, rx_staged) },
+	{ "steer_syncs_total", "TAP steering map syncs with the MAC table.",
+	  offsetof(struct port_stats, steer_syncs) },
 };
 
 /**

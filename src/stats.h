@@ -91,6 +91,9 @@ extern const char *const stats_direct_names[STATS_DIRECT_COUNT];
  * @rx_staged:	RX buffers taken from the guest ahead of a frame, while
  *		the worker was idle (port_vhost_stage()); they are filled by
  *		the next frames, or given back when the ring stops
+ * @steer_syncs: TAP ports with eBPF queue steering: syncs of the steering
+ *		map with the MAC table (once a second); a MAC learned before
+ *		a sync began is steered once it ended.  0 on other ports
  */
 struct port_stats {
 	uint64_t rx_packets;
@@ -104,6 +107,7 @@ struct port_stats {
 	uint64_t irqs;
 	uint64_t kicks;
 	uint64_t rx_staged;
+	uint64_t steer_syncs;
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
 /**

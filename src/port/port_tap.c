@@ -371,6 +371,8 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 			want[i] = t->port_queue[i];
 	}
 	tap_steer_sync(&t->steer, want, n);
+	if (t->steer.map_fd >= 0)
+		stats_add(&port_ctr(p)->steer_syncs, 1);
 }
 
 /**
