@@ -169,6 +169,11 @@ out:
 		vdrv_close(a, NULL);
 	if (b)
 		vdrv_close(b, NULL);
+	if (vdrv_dev_errors_freed()) {
+		fprintf(stderr, "vbench: the back end broke virtio rules "
+			"(%llu)\n", (unsigned long long)vdrv_dev_errors_freed());
+		rc = 1;
+	}
 	free(big);
 	fflush(stdout);
 	return rc;

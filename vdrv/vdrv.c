@@ -394,6 +394,24 @@ static int vdrv_start(struct vdrv_dev *d)
 	return 0;
 }
 
+/* dev_errors of every device freed so far (closed or aborted), so that a
+ * program can fail at exit on a device it never looked at itself.
+ */
+static uint64_t vdrv_freed_dev_errors;
+
+/**
+ * vdrv_dev_errors_freed() - device errors seen by every freed device
+ *
+ * Return: the sum of stats.dev_errors over every device this process has
+ * closed or aborted.  Programs check it before they exit: a test whose
+ * device broke a virtio rule fails even where no code read the counter.
+ * Context: any thread
+ */
+uint64_t vdrv_dev_errors_freed(void)
+{
+	return __atomic_load_n(&vdrv_freed_dev_errors, __ATOMIC_RELAXED);
+}
+
 /**
  * vdrv_free() - release everything, no messages
  * @d:	device (may be half set up)
@@ -402,6 +420,8 @@ static void vdrv_free(struct vdrv_dev *d)
 {
 	unsigned int i;
 
+	__atomic_fetch_add(&vdrv_freed_dev_errors, d->stats.dev_errors,
+			   __ATOMIC_RELAXED);
 	vdrv_proto_close(&d->conn);
 	for (i = 0; i < VDRV_NRINGS; i++)
 		vdrv_ring_fini(&d->rings[i]);

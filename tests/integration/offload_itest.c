@@ -151,6 +151,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unknown scenario %s\n", sc);
 		return 2;
 	}
+	/* Every device, looked at or not, must have kept the virtio rules. */
+	if (vdrv_dev_errors_freed()) {
+		printf("FAIL device: %llu virtio rules broken\n",
+		       (unsigned long long)vdrv_dev_errors_freed());
+		ot_failed++;
+	}
 	printf("%u passed, %u failed\n", ot_passed, ot_failed);
 	return ot_failed ? 1 : 0;
 }
