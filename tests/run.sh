@@ -45,6 +45,8 @@ step unit make -j2 WERROR=1 check
 step unit-asan make -j2 O=build/asan CC=clang \
 	CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
 	LDFLAGS="-fsanitize=address,undefined" all check
+# The kernel as the reference for vhostd's software segmentation.
+step gso-kernel-ref tests/integration/gso_kernel_ref.sh build/tests/test_gso
 step analyze tests/analyze.sh
 step fuzz tests/fuzz/run.sh "$FUZZ_SECONDS"
 # Integration tests drive the sanitizer build of vhostd: a memory error a

@@ -14,7 +14,8 @@
 #
 # test_kernel_ref in tests/unit/test_gso/kernel.c writes each frame, segments it
 # itself in full-checksum mode and demands byte-identical segments.
-# Needs root; touches nothing outside the namespace it creates.
+# Needs root and ethtool (tests/deps.sh installs it); tests/run.sh runs it
+# as the gso-kernel-ref step.  Touches nothing outside its namespace.
 #
 #   tests/integration/gso_kernel_ref.sh [path/to/test_gso]
 set -euo pipefail
@@ -37,9 +38,16 @@ nx ip link add v0 type veth peer name v1
 for l in tap0 br0 v0 v1; do nx ip link set "$l" mtu 9000; done
 nx ip link set tap0 master br0
 nx ip link set v0 master br0
-# v0 takes no offloads: a GSO skb forwarded to it is segmented in software
+# v0 takes no offloads: a GSO skb forwarded to it is segmented in software.
+# Were one left on, the kernel would pass the frame whole and the test
+# would compare nothing like what it claims: the features must read off.
 nx ethtool -K v0 tx off tso off gso off tx-udp-segmentation off >/dev/null 2>&1 || true
-nx ethtool -k v0 | grep -E '^(tcp-segmentation-offload|tx-udp-segmentation|tx-checksumming):'
+feat=$(nx ethtool -k v0 | grep -E '^(tcp-segmentation-offload|tx-udp-segmentation|tx-checksumming):')
+echo "$feat"
+if grep -qv ': off' <<<"$feat" || [ "$(wc -l <<<"$feat")" != 3 ]; then
+	echo "gso_kernel_ref: FAIL: cannot turn v0's offloads off"
+	exit 1
+fi
 for l in tap0 br0 v0 v1; do nx ip link set "$l" up; done
 
 log=$(mktemp)
