@@ -197,40 +197,55 @@ const char *const ot_mut_names[OT_MUT_COUNT] = {
 
 enum ot_mut ot_mut;
 
+/* Received frames ot_mutate() changed: a delivery during which this grew
+ * must fail its checks (sc_matrix() counts it as caught).
+ */
+unsigned int ot_mut_frames;
+
 /**
  * ot_mutate() - apply ot_mut to a received frame, then fix checksums
  * @f:		frame
  * @len:	length
  * @hdr:	its header
+ *
+ * Return: true if the frame was changed (the kind applies to it: a TCP
+ * flag only to TCP, the IPv4 id only to IPv4, ...); counted in
+ * ot_mut_frames
  */
-void ot_mutate(uint8_t *f, uint32_t len, struct virtio_net_hdr_v1 *hdr)
+bool ot_mutate(uint8_t *f, uint32_t len, struct virtio_net_hdr_v1 *hdr)
 {
 	struct ot_parsed p;
 	bool ok = ot_parse(f, len, &p);
+	bool fixup = true;
 	uint16_t c;
 
 	ot_why[0] = '\0';
 	if (!ok || ot_mut == OT_MUT_NONE)
-		return;
+		return false;
 	switch (ot_mut) {
 	case OT_MUT_PAYLOAD:
-		if (p.paylen)
+		ok = p.paylen;
+		if (ok)
 			f[p.pay + p.paylen / 2] ^= 0x10;
 		break;
 	case OT_MUT_IPID:
-		if (!p.v6)
+		ok = !p.v6;
+		if (ok)
 			ot_put16(f + p.l3 + 4, (uint16_t)(ot_get16(f + p.l3 + 4) + 1));
 		break;
 	case OT_MUT_SEQ:
-		if (p.proto == OT_PROTO_TCP)
+		ok = p.proto == OT_PROTO_TCP;
+		if (ok)
 			ot_put32(f + p.l4 + 4, ot_get32(f + p.l4 + 4) + 1);
 		break;
 	case OT_MUT_FIN:
-		if (p.proto == OT_PROTO_TCP)
+		ok = p.proto == OT_PROTO_TCP && !(f[p.l4 + 13] & TH_FIN);
+		if (ok)
 			f[p.l4 + 13] |= TH_FIN;
 		break;
 	case OT_MUT_CWR:
-		if (p.proto == OT_PROTO_TCP)
+		ok = p.proto == OT_PROTO_TCP && !(f[p.l4 + 13] & TH_CWR);
+		if (ok)
 			f[p.l4 + 13] |= TH_CWR;
 		break;
 	case OT_MUT_TTL:
@@ -238,14 +253,22 @@ void ot_mutate(uint8_t *f, uint32_t len, struct virtio_net_hdr_v1 *hdr)
 		break;
 	case OT_MUT_CSUM:
 		f[p.l4 + ot_csum_off(p.proto) + 1] ^= 1;
-		return;
+		fixup = false;
+		break;
 	case OT_MUT_CSUM_START:
-		if (hdr->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+		ok = hdr->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		if (ok)
 			hdr->csum_start++;
-		return;
+		fixup = false;
+		break;
 	default:
-		return;
+		return false;
 	}
+	if (!ok)
+		return false;
+	ot_mut_frames++;
+	if (!fixup)
+		return true;
 	if (!p.v6) {
 		uint32_t ihl = p.l4 - p.l3;
 
@@ -261,4 +284,5 @@ void ot_mutate(uint8_t *f, uint32_t len, struct virtio_net_hdr_v1 *hdr)
 			c = 0xffff;
 		ot_put16(f + p.l4 + ot_csum_off(p.proto), c);
 	}
+	return true;
 }

@@ -239,7 +239,8 @@ bool ot_check_whole(const struct ot_frame *o, const uint8_t *f,
 bool ot_check_seg(const struct ot_frame *o, const uint8_t *f,
 		  uint32_t len, const struct virtio_net_hdr_v1 *hdr,
 		  uint32_t k, uint32_t *off, bool partial, uint64_t feat);
-void ot_mutate(uint8_t *f, uint32_t len, struct virtio_net_hdr_v1 *hdr);
+bool ot_mutate(uint8_t *f, uint32_t len, struct virtio_net_hdr_v1 *hdr);
+extern unsigned int ot_mut_frames;
 
 /* guest.c */
 void ot_open(struct ot_port *p);
