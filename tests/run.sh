@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tests/run.sh - the one test command: installs what it needs, builds with
-# -Werror, then runs every suite and ends with "N passed, M failed".
+# -Werror, then runs every suite and ends with "N passed, M failed, K
+# skipped".
 #
-#   sudo ./tests/run.sh            everything (about 15 minutes on 2 cores)
-#   SKIP_GUEST=1 ./tests/run.sh    no QEMU guests
+#   sudo ./tests/run.sh            everything (about 20 minutes on 2 cores)
+#   SKIP_GUEST=1 ./tests/run.sh    no QEMU guests (reported as skipped)
 #   FUZZ_SECONDS=N                 per fuzz harness (default 30)
+#
+# Counting.  Each step runs with TEST_RESULTS pointing at a file of its
+# own; the suites that have tests of their own (integration, datapath,
+# ctl, lifecycle, fuzz, mutants, tsan) append one "PASS|FAIL|SKIP name
+# detail" line per test there, and the summary counts those lines.  A step
+# without such lines counts as one test, by its exit status; cmocka's
+# "[  SKIPPED ]" lines in a step's log count as skips.  A step that exits
+# non-zero without a FAIL line of its own (it crashed or stopped early)
+# is one failure more, so tests it never reached cannot vanish.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -16,22 +26,50 @@ mkdir -p "$LOGDIR"
 
 passed=0
 failed=0
+skipped=0
 failures=()
+skips=()
 
 # step NAME CMD... - run one suite, log to $LOGDIR/NAME.log, count it
 step() {
-	local name=$1; shift
-	local t0=$SECONDS
+	local name=$1 res=$LOGDIR/$1.results t0=$SECONDS rc p f s l
+	shift
 	echo "=== $name"
-	if "$@" >"$LOGDIR/$name.log" 2>&1; then
-		passed=$((passed + 1))
-		echo "PASS $name ($((SECONDS - t0)) s)"
-	else
-		failed=$((failed + 1))
-		failures+=("$name")
-		echo "FAIL $name ($((SECONDS - t0)) s) -- last lines of $LOGDIR/$name.log:"
-		tail -n 40 "$LOGDIR/$name.log" | sed 's/^/    /'
+	rm -f "$res"
+	: >"$res"
+	TEST_RESULTS=$res "$@" >"$LOGDIR/$name.log" 2>&1
+	rc=$?
+	grep -E '^\[  SKIPPED \] ' "$LOGDIR/$name.log" |
+		sed "s/^\[  SKIPPED \] /SKIP /; s/\$/ (cmocka)/" >>"$res"
+	if [ $rc != 0 ] && ! grep -q '^FAIL ' "$res"; then
+		echo "FAIL $name exit status $rc" >>"$res"
 	fi
+	p=$(grep -c '^PASS ' "$res")
+	f=$(grep -c '^FAIL ' "$res")
+	s=$(grep -c '^SKIP ' "$res")
+	[ $((p + f + s)) = 0 ] && p=1	# a step with no tests of its own
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	while IFS= read -r l; do
+		skips+=("$name: ${l#SKIP }")
+	done < <(grep '^SKIP ' "$res")
+	if [ "$f" = 0 ] && [ $rc = 0 ]; then
+		echo "PASS $name ($((SECONDS - t0)) s, $p passed, $s skipped)"
+	else
+		failures+=("$name")
+		echo "FAIL $name ($((SECONDS - t0)) s, $f failed) -- failures and the last lines of $LOGDIR/$name.log:"
+		grep '^FAIL ' "$res" | head -n 20 | sed 's/^/    /'
+		tail -n 30 "$LOGDIR/$name.log" | sed 's/^/    | /'
+	fi
+}
+
+# skip_step NAME WHY - a step deliberately left out: counted as skipped
+skip_step() {
+	echo "=== $1"
+	echo "SKIP $1 ($2)"
+	skipped=$((skipped + 1))
+	skips+=("$1: $2")
 }
 
 if [ "$(id -u)" != 0 ]; then
@@ -56,11 +94,16 @@ step datapath tests/integration/datapath.sh
 if [ -z "${SKIP_GUEST:-}" ]; then
 	step guest-setup tests/guest/setup.sh
 	step guest-e2e tests/guest/e2e.sh
+else
+	skip_step guest-setup "SKIP_GUEST set"
+	skip_step guest-e2e "SKIP_GUEST set"
 fi
 
 echo
-if [ $failed -gt 0 ]; then
-	echo "failed: ${failures[*]}"
+[ ${#failures[@]} -gt 0 ] && echo "failed steps: ${failures[*]}"
+if [ ${#skips[@]} -gt 0 ]; then
+	echo "skipped:"
+	printf '    %s\n' "${skips[@]}"
 fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

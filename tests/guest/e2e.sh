@@ -270,6 +270,30 @@ if vhostd_alive; then
 	VG_NOTES+=("vhostd CPU time: ${cpu} s (user+sys) over ${SECONDS} s of test")
 	vg_result vhostd_cpu_s "$cpu"
 fi
+# vhostd must leave cleanly on SIGTERM while both guests are connected:
+# exit status 0 within 20 s, not a hang or a crash.
+if vhostd_alive; then
+	kill -TERM "$VHOSTD_PID"
+	st=0
+	for _ in $(seq 200); do
+		kill -0 "$VHOSTD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$VHOSTD_PID" 2>/dev/null; then
+		kill -KILL "$VHOSTD_PID"
+		wait "$VHOSTD_PID" 2>/dev/null
+		st=hung
+	else
+		wait "$VHOSTD_PID" || st=$?
+	fi
+	VHOSTD_PID=
+	if [ "$st" = 0 ]; then
+		vg_row "vhostd SIGTERM, guests on" ok - - "exit status 0"
+	else
+		vg_row "vhostd SIGTERM, guests on" FAIL - - "exit status $st"
+		rc=1
+	fi
+fi
 echo "== e2e: vhostd ($VHOSTD) ($(date -u +%F), TCG)"
 vg_print_table
 [ "$VG_FAILS" = 0 ] || rc=1

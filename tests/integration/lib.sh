@@ -7,8 +7,15 @@
 #   NS        name of the netns it may create (NS_MADE=1 once it did)
 #   FILTER    array of test-name globs from its command line
 # and gets: VHOSTD, VHOSTCTL (from BUILD), VPID, BGPIDS (PIDs to kill on
-# exit), PASS/FAIL counters, ERR, and the functions below.  Cleanup kills
-# only the PIDs the script started and removes only what it created.
+# exit), PASS/FAIL/SKIP counters, ERR, and the functions below.  Cleanup
+# kills only the PIDs the script started and removes only what it created.
+#
+# Every script ends with it_summary: the last line is exactly
+# "N passed, M failed, K skipped" and the exit status is 1 on any failure.
+# A test that cannot run (a missing prerequisite) is reported with skip,
+# never folded into a pass.  With TEST_RESULTS set (tests/run.sh sets it),
+# every PASS/FAIL/SKIP line is also appended to that file, so the top-level
+# summary counts tests, not scripts.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -18,11 +25,17 @@ VHOSTCTL=$BUILD/vhostctl
 VPID=
 BGPIDS=()
 NS_MADE=0
+# Counters are read with vhostctl and jq: without them every counter
+# check would be blind, so a script that sources this fails at once.
+for _f in "$VHOSTCTL" "$(command -v jq)"; do
+	[ -x "$_f" ] || { echo "missing ${_f:-jq} (make O=$BUILD; apt-get install jq)"; exit 2; }
+done
 PASS=0
 FAIL=0
+SKIP=0
 ERR=
-HAVE_CTL=0
-[ -x "$VHOSTCTL" ] && command -v jq >/dev/null && HAVE_CTL=1
+# Seconds vhostd gets to exit on SIGTERM before it counts as hung.
+STOP_TIMEOUT=${STOP_TIMEOUT:-20}
 
 # it_cleanup: kill only what we started, then remove what we created.
 it_cleanup() {
@@ -50,20 +63,42 @@ wanted() {
 	return 1
 }
 
+# it_record KIND NAME DETAIL: print one result line; append it to
+#   $TEST_RESULTS when set
+it_record() {
+	printf '%s %-26s %s\n' "$1" "$2" "$3"
+	[ -n "${TEST_RESULTS:-}" ] &&
+		printf '%s %s %s\n' "$1" "$2" "$3" >>"$TEST_RESULTS"
+	return 0
+}
+
 # result NAME RC DETAIL [OUTPUT-FILE]: count and print one test; on
 # failure show the FAIL lines of OUTPUT-FILE and the end of vhostd's log
 result() {
 	if [ "$2" = 0 ]; then
 		PASS=$((PASS + 1))
-		printf 'PASS %-26s %s\n' "$1" "$3"
+		it_record PASS "$1" "$3"
 	else
 		FAIL=$((FAIL + 1))
-		printf 'FAIL %-26s %s\n' "$1" "$3"
+		it_record FAIL "$1" "$3"
 		[ -n "${4:-}" ] && grep '^FAIL' "$4" | head -n 20 | sed 's/^/    /'
 		[ -s "$TMP/vhostd.log" ] &&
 			sed 's/^/    vhostd: /' "$TMP/vhostd.log" | tail -n 8
 	fi
 	return 0
+}
+
+# skip NAME WHY: a test that could not run; counted apart, never a pass
+skip() {
+	SKIP=$((SKIP + 1))
+	it_record SKIP "$1" "($2)"
+}
+
+# it_summary: the last line, "N passed, M failed, K skipped"; non-zero
+#   status on any failure (skips are the caller's to judge)
+it_summary() {
+	echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	[ "$FAIL" = 0 ]
 }
 
 # wait_for PATH: until PATH exists (5 s)
@@ -96,30 +131,81 @@ start_vhostd() {
 	wait_for "$TMP/ctl"
 }
 
-# stop_vhostd: 0 if it was still alive and exited cleanly on SIGTERM
+# wait_exit PID SECONDS: wait for our child PID to exit; after SECONDS
+#   it is killed (SIGKILL) and the status is 124.  Return: its exit status
+wait_exit() {
+	local i
+	for i in $(seq $(($2 * 20))); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		return 124
+	fi
+	wait "$1"
+}
+
+# stop_vhostd [SIGNAL]: 0 if vhostd was still alive and exited with status
+#   0 within $STOP_TIMEOUT s of SIGNAL (default TERM).  A vhostd that hangs
+#   is killed and reported in $ERR, so a hang fails the test, not the suite.
 stop_vhostd() {
-	local rc=0
+	local rc=0 st
 	[ -n "$VPID" ] || return 1
 	kill -0 "$VPID" 2>/dev/null || rc=1
-	kill "$VPID" 2>/dev/null
-	wait "$VPID" || rc=1
+	kill -"${1:-TERM}" "$VPID" 2>/dev/null
+	wait_exit "$VPID" "$STOP_TIMEOUT"
+	st=$?
+	if [ $st = 124 ]; then
+		ERR="${ERR:+$ERR; }vhostd hung on SIG${1:-TERM} (killed after ${STOP_TIMEOUT} s)"
+	fi
+	[ $st = 0 ] || rc=1
 	VPID=
 	return $rc
 }
 
-# ctr PORT JQ-PATH: a counter from "vhostctl stats" (empty if unavailable)
+# ctr PORT JQ-PATH: a counter from "vhostctl stats"; prints nothing and
+#   fails if the control socket does not answer or the port is unknown
 ctr() {
-	[ "$HAVE_CTL" = 1 ] || return 0
-	"$VHOSTCTL" --ctl "$TMP/ctl" stats 2>/dev/null |
-		jq -r ".ports[] | select(.name == \"$1\") | $2" 2>/dev/null
+	local out
+	out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" stats 2>/dev/null) || return 1
+	jq -e -r ".ports[] | select(.name == \"$1\") | $2" <<<"$out" 2>/dev/null
 }
 
 # check_ctr PORT JQ-PATH OP VALUE: append a failure to $ERR if it fails
 check_ctr() {
 	local v
-	[ "$HAVE_CTL" = 1 ] || return 0
 	v=$(ctr "$1" "$2")
 	if ! [[ $v =~ ^[0-9]+$ ]] || ! test "$v" "$3" "$4"; then
 		ERR="${ERR:+$ERR; }counter $1$2=$v, want $3 $4"
 	fi
+}
+
+# wait_ctr SECONDS PORT JQ-PATH OP VALUE: poll a counter until the check
+#   holds (0) or SECONDS pass (1, with the failure appended to $ERR).  For
+#   "until it happened" conditions; never a fixed sleep before a count.
+wait_ctr() {
+	local end=$((SECONDS + $1)) v
+	shift
+	while :; do
+		v=$(ctr "$1" "$2")
+		[[ $v =~ ^[0-9]+$ ]] && test "$v" "$3" "$4" && return 0
+		[ $SECONDS -lt $end ] || break
+		sleep 0.05
+	done
+	ERR="${ERR:+$ERR; }counter $1$2=$v, want $3 $4 (waited)"
+	return 1
+}
+
+# wait_up SECONDS PORT: until PORT's rings are up (its guest connected)
+wait_up() {
+	local end=$((SECONDS + $1))
+	until [ "$(ctr "$2" .up)" = true ]; do
+		if [ $SECONDS -ge $end ]; then
+			ERR="${ERR:+$ERR; }port $2 not up after $1 s"
+			return 1
+		fi
+		sleep 0.05
+	done
 }

@@ -6,7 +6,7 @@
  * queue 0.  The sync is checked against the switch's MAC table through
  * learn, move, flush and ageing: the map must hold exactly the MACs of
  * steered ports, each with its port's queue.  Loading BPF needs
- * privileges (CAP_BPF); without them the tests are skipped.
+ * privileges (CAP_BPF); without them the run reports one SKIPPED test.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -187,6 +187,13 @@ static void test_many(void **state)
 	assert_int_equal(ts.n, n);
 }
 
+/* Stands in for the tests above where BPF cannot be loaded. */
+static void test_no_bpf(void **state)
+{
+	(void)state;
+	skip();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,12 +205,16 @@ int main(void)
 	int rc = tap_steer_open(&probe);
 
 	if (rc) {
-		/* No BPF here (unprivileged, or a kernel without it):
-		 * vhostd falls back the same way, nothing to test.
+		/* No BPF here (unprivileged, or a kernel without it): vhostd
+		 * falls back the same way.  Reported as cmocka's SKIPPED,
+		 * which tests/run.sh counts as a skip, never as a pass.
 		 */
-		printf("test_tap_steer: skipped, cannot load BPF: %s\n",
-		       strerror(-rc));
-		return 0;
+		const struct CMUnitTest none[] = {
+			cmocka_unit_test(test_no_bpf),
+		};
+
+		printf("test_tap_steer: cannot load BPF: %s\n", strerror(-rc));
+		return cmocka_run_group_tests(none, NULL, NULL);
 	}
 	tap_steer_close(&probe, -1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
