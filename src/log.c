@@ -27,7 +27,8 @@ void log_set_level(enum log_level lvl)
 	log_level = lvl;
 }
 
-static void log_vmsg(enum log_level lvl, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+log_vmsg(enum log_level lvl, const char *fmt, va_list ap)
 {
 	char buf[1024];
 	uint64_t t = now_ns();

@@ -10,7 +10,7 @@
 #
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
 # own; the suites that have tests of their own (integration, datapath,
-# ctl, lifecycle, fuzz, mutants, tsan) append one "PASS|FAIL|SKIP name
+# fuzz, tsan) append one "PASS|FAIL|SKIP name
 # detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
 # "[  SKIPPED ]" lines in a step's log count as skips.  A step that exits
@@ -91,6 +91,8 @@ step fuzz tests/fuzz/run.sh "$FUZZ_SECONDS"
 # hostile front end provokes fails the run instead of hiding.
 step integration env BUILD=build/asan tests/integration/run.sh
 step datapath tests/integration/datapath.sh
+# ThreadSanitizer over the unit and integration suites (its own build).
+step tsan tests/tsan.sh
 if [ -z "${SKIP_GUEST:-}" ]; then
 	step guest-setup tests/guest/setup.sh
 	step guest-e2e tests/guest/e2e.sh

@@ -81,7 +81,8 @@ static uint8_t td_tap_mac[6];
 static unsigned int td_failed;
 static uint32_t td_seq;
 
-static void td_fatal(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 2), noreturn))
+td_fatal(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -99,7 +100,8 @@ static void td_fatal(const char *fmt, ...)
  * @name:	case
  * @fmt:	details
  */
-static void td_report(bool ok, const char *name, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+td_report(bool ok, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
