@@ -97,6 +97,10 @@ ctl_printf(struct ctl_buf *b, const char *fmt, ...)
  * ctl_json_esc() - append @s escaped for the inside of a JSON string
  * @b:		reply
  * @s:		string; names are checked by conf.c, but escape anyway
+ *
+ * The output is ASCII: bytes from 0x80 up are escaped too (as U+0080 to
+ * U+00FF), since @s may be a client's line -- any bytes, not UTF-8 --
+ * and JSON text must be valid UTF-8 (RFC 8259 8.1).
  */
 static void ctl_json_esc(struct ctl_buf *b, const char *s)
 {
@@ -105,7 +109,7 @@ static void ctl_json_esc(struct ctl_buf *b, const char *s)
 
 		if (c == '"' || c == '\\')
 			ctl_printf(b, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
+		else if (c < 0x20 || c >= 0x7f)
 			ctl_printf(b, "\\u%04x", c);
 		else
 			ctl_printf(b, "%c", c);
