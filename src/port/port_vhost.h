@@ -161,8 +161,9 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
  *
  * With an MTU set (NET_SET_MTU: QEMU's host_mtu=), the guest may rely on
  * never receiving more than MTU-sized frames (virtio 1.1 5.1.6.3.2); a
- * GSO frame is the exception, it is one by design.  One VLAN tag is
- * allowed on top of the Ethernet header.
+ * GSO frame is the exception, it is one by design.  The MTU counts from
+ * the end of the Ethernet header: 14 bytes, 18 with one 802.1Q tag (only
+ * a tagged frame gets the 4 bytes more).
  *
  * Return: true if @pkt must not be delivered to @pv whole
  * Context: RX queue lock held (the MTU changes under it)
@@ -170,8 +171,12 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 static inline bool port_vhost_over_mtu(const struct port_vhost *pv,
 				       const struct pkt *pkt)
 {
+	uint32_t hlen = ETH_HLEN;
+
+	if (pkt->eth.h_proto == htons(ETH_P_8021Q))
+		hlen += ETH_VLAN_HLEN;
 	return pv->dev.mtu && pkt->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
-	       pkt->len > (uint32_t)pv->dev.mtu + ETH_HLEN + 4;
+	       pkt->len > (uint32_t)pv->dev.mtu + hlen;
 }
 
 /**
