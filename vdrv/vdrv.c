@@ -394,6 +394,33 @@ static int vdrv_start(struct vdrv_dev *d)
 	return 0;
 }
 
+/**
+ * vdrv_set_vring_enable() - SET_VRING_ENABLE on one ring of an open device
+ * @d:		device
+ * @ring:	VDRV_RX_RING or VDRV_TX_RING
+ * @enable:	true to enable, false to disable
+ *
+ * The vhost-user spec ("Ring states"): a started but disabled ring is
+ * processed without side effects -- for a network device, no new RX
+ * frames are supplied into it -- until SET_VRING_ENABLE 1.  The ring's
+ * state (buffers, indexes) is untouched here, and nothing is kicked: as
+ * QEMU, we leave it to the back end to resume where it stopped.  With
+ * REPLY_ACK the back end has acted on the request when this returns.
+ *
+ * Return: 0, -EINVAL for a bad ring, -ENOTSUP when protocol features
+ * were not negotiated (the request exists only with them), -EREMOTEIO
+ * if the back end nacked, or -errno
+ */
+int vdrv_set_vring_enable(struct vdrv_dev *d, unsigned int ring, bool enable)
+{
+	if (ring >= VDRV_NRINGS)
+		return -EINVAL;
+	if (!(d->dev_features & (1ULL << VDRV_F_PROTOCOL_FEATURES)))
+		return -ENOTSUP;
+	return vdrv_proto_set_state(&d->conn, VDRV_REQ_SET_VRING_ENABLE, ring,
+				    enable ? 1 : 0);
+}
+
 /* dev_errors of every device freed so far (closed or aborted), so that a
  * program can fail at exit on a device it never looked at itself.
  */

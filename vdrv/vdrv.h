@@ -179,6 +179,7 @@ int vdrv_close(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS]);
 int vdrv_close_used(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS],
 		    uint16_t used[VDRV_NRINGS]);
 void vdrv_abort(struct vdrv_dev *d);
+int vdrv_set_vring_enable(struct vdrv_dev *d, unsigned int ring, bool enable);
 uint64_t vdrv_dev_errors_freed(void);
 
 /* Introspection. */
