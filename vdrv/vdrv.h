@@ -240,6 +240,8 @@ int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);
  * @VDRV_EVIL_OOB_LEN:	  TX descriptor starting inside a region and
  *			  running past its end
  * @VDRV_EVIL_LOOP:	  TX descriptor chain a -> b -> a
+ * @VDRV_EVIL_LOOP_EMPTY: the same with both descriptors 0 bytes long: only
+ *			  a loop check ends it (no length ever adds up)
  * @VDRV_EVIL_AVAIL_JUMP: TX avail index queue_size + 7 ahead
  * @VDRV_EVIL_BAD_HEAD:	  TX avail entry naming descriptor >= queue_size
  * @VDRV_EVIL_INDIRECT_NESTED: indirect table containing an INDIRECT entry
@@ -258,6 +260,7 @@ enum vdrv_evil {
 	VDRV_EVIL_OOB_DESC,
 	VDRV_EVIL_OOB_LEN,
 	VDRV_EVIL_LOOP,
+	VDRV_EVIL_LOOP_EMPTY,
 	VDRV_EVIL_AVAIL_JUMP,
 	VDRV_EVIL_BAD_HEAD,
 	VDRV_EVIL_INDIRECT_NESTED,

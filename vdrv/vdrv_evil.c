@@ -30,6 +30,7 @@ const char *const vdrv_evil_names[VDRV_EVIL_COUNT] = {
 	[VDRV_EVIL_OOB_DESC] = "oob-desc",
 	[VDRV_EVIL_OOB_LEN] = "oob-len",
 	[VDRV_EVIL_LOOP] = "loop",
+	[VDRV_EVIL_LOOP_EMPTY] = "loop-empty",
 	[VDRV_EVIL_AVAIL_JUMP] = "avail-jump",
 	[VDRV_EVIL_BAD_HEAD] = "bad-head",
 	[VDRV_EVIL_INDIRECT_NESTED] = "indirect-nested",
@@ -196,15 +197,19 @@ static int vdrv_evil_ring(struct vdrv_dev *d, enum vdrv_evil kind)
 		desc[h].len = 4096;
 		break;
 	case VDRV_EVIL_LOOP:
+	case VDRV_EVIL_LOOP_EMPTY:
 		ret = vdrv_evil_tx_head(d, &h2);
 		if (ret)
 			return ret;
+		/* With lengths, a back end without a loop check still stops
+		 * once the chain passes 4 GiB; without, it never would.
+		 */
 		desc[h].addr = d->tx_gpa[h];
-		desc[h].len = (uint32_t)d->hdr_len;
+		desc[h].len = kind == VDRV_EVIL_LOOP ? (uint32_t)d->hdr_len : 0;
 		desc[h].flags = VRING_DESC_F_NEXT;
 		desc[h].next = h2;
 		desc[h2].addr = d->tx_gpa[h2];
-		desc[h2].len = 64;
+		desc[h2].len = kind == VDRV_EVIL_LOOP ? 64 : 0;
 		desc[h2].flags = VRING_DESC_F_NEXT;
 		desc[h2].next = h;
 		break;
@@ -317,6 +322,7 @@ int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind)
 	case VDRV_EVIL_OOB_DESC:
 	case VDRV_EVIL_OOB_LEN:
 	case VDRV_EVIL_LOOP:
+	case VDRV_EVIL_LOOP_EMPTY:
 	case VDRV_EVIL_AVAIL_JUMP:
 	case VDRV_EVIL_BAD_HEAD:
 	case VDRV_EVIL_INDIRECT_NESTED:

@@ -125,7 +125,7 @@ run_scenario variants variants 2
 run_scenario workers-4 basic 4 --workers 4
 run_scenario irq-counters basic 3 --poll-us 0
 for k in garbage bad-size short unknown bad-version bad-ring mem-beyond-fd \
-	 oob-desc oob-len loop avail-jump bad-head indirect-nested \
+	 oob-desc oob-len loop loop-empty avail-jump bad-head indirect-nested \
 	 indirect-oob rx-oob; do
 	run_scenario "evil-$k" "evil:$k" 3
 done
