@@ -38,8 +38,12 @@ ERR=
 STOP_TIMEOUT=${STOP_TIMEOUT:-20}
 
 # it_cleanup: kill only what we started, then remove what we created.
+#   A script with more to undo names a function in IT_CLEANUP_HOOK; it
+#   runs first.
+IT_CLEANUP_HOOK=
 it_cleanup() {
 	local p
+	[ -n "$IT_CLEANUP_HOOK" ] && "$IT_CLEANUP_HOOK"
 	for p in "${BGPIDS[@]}" $VPID; do
 		kill "$p" 2>/dev/null
 	done
