@@ -9,8 +9,8 @@
 #   FUZZ_SECONDS=N                 per fuzz harness (default 30)
 #
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
-# own; the suites that have tests of their own (integration, datapath,
-# fuzz, tsan) append one "PASS|FAIL|SKIP name
+# own; the suites that have tests of their own (integration, ctl,
+# lifecycle, datapath, mutants, fuzz, tsan) append one "PASS|FAIL|SKIP name
 # detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
 # "[  SKIPPED ]" lines in a step's log count as skips.  A step that exits
@@ -90,7 +90,12 @@ step fuzz tests/fuzz/run.sh "$FUZZ_SECONDS"
 # Integration tests drive the sanitizer build of vhostd: a memory error a
 # hostile front end provokes fails the run instead of hiding.
 step integration env BUILD=build/asan tests/integration/run.sh
+step ctl env BUILD=build/asan tests/integration/ctl.sh
+step lifecycle env BUILD=build/asan tests/integration/lifecycle.sh
 step datapath tests/integration/datapath.sh
+# The guards that matter most, removed one at a time: the tests that
+# claim them must fail (tests/mutants/README.md).
+step mutants tests/mutants/run.sh --ci
 # ThreadSanitizer over the unit and integration suites (its own build).
 step tsan tests/tsan.sh
 if [ -z "${SKIP_GUEST:-}" ]; then
