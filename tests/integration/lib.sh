@@ -36,6 +36,8 @@ SKIP=0
 ERR=
 # Seconds vhostd gets to exit on SIGTERM before it counts as hung.
 STOP_TIMEOUT=${STOP_TIMEOUT:-20}
+# A sanitizer report in vhostd's log (stop_vhostd fails on one).
+SAN_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer|runtime error:'
 
 # it_cleanup: kill only what we started, then remove what we created.
 #   A script with more to undo names a function in IT_CLEANUP_HOOK; it
@@ -151,9 +153,10 @@ wait_exit() {
 	wait "$1"
 }
 
-# stop_vhostd [SIGNAL]: 0 if vhostd was still alive and exited with status
-#   0 within $STOP_TIMEOUT s of SIGNAL (default TERM).  A vhostd that hangs
-#   is killed and reported in $ERR, so a hang fails the test, not the suite.
+# stop_vhostd [SIGNAL]: 0 if vhostd was still alive, exited with status 0
+#   within $STOP_TIMEOUT s of SIGNAL (default TERM) and its log holds no
+#   sanitizer report.  A vhostd that hangs is killed and reported in $ERR,
+#   so a hang fails the test, not the suite; so is a report.
 stop_vhostd() {
 	local rc=0 st
 	[ -n "$VPID" ] || return 1
@@ -165,8 +168,48 @@ stop_vhostd() {
 		ERR="${ERR:+$ERR; }vhostd hung on SIG${1:-TERM} (killed after ${STOP_TIMEOUT} s)"
 	fi
 	[ $st = 0 ] || rc=1
+	if grep -qE "$SAN_RE" "$TMP/vhostd.log" 2>/dev/null; then
+		ERR="${ERR:+$ERR; }sanitizer: $(grep -m1 -E "$SAN_RE" "$TMP/vhostd.log")"
+		rc=1
+	fi
 	VPID=
 	return $rc
+}
+
+# socks N: the socket paths of ports vu0..vu(N-1), space separated
+socks() {
+	local i
+	for i in $(seq 0 $(($1 - 1))); do
+		printf '%s ' "$TMP/p$i.sock"
+	done
+}
+
+# run_itest NAME SCENARIO NPORTS [VHOSTD-ARGS...]: vhostd with NPORTS
+#   vhost-user ports, one scenario of $ITEST (vdrv_itest; the control
+#   socket in VDRV_ITEST_CTL), then "$ITEST_POST NAME NPORTS" if the
+#   caller set it (counter checks while vhostd runs), vhostd's clean exit,
+#   and the result
+ITEST_POST=
+run_itest() {
+	local name=$1 sc=$2 n=$3 rc
+	shift 3
+	wanted "$name" || return 0
+	ERR=
+	: >"$TMP/it.out"
+	if start_vhostd -- "$n" "$@"; then
+		# shellcheck disable=SC2046 # word splitting on purpose
+		VDRV_ITEST_CTL=$TMP/ctl timeout 120 "$ITEST" "$sc" \
+			$(socks "$n") >"$TMP/it.out" 2>&1
+		rc=$?
+		[ $rc = 0 ] || ERR="$(grep -m1 FAIL "$TMP/it.out" || echo "vdrv_itest rc $rc")"
+		[ -n "$ITEST_POST" ] && "$ITEST_POST" "$name" "$n"
+	else
+		ERR="vhostd did not start"
+	fi
+	stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
+	result "$name" "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+		"${ERR:-$(tail -n 1 "$TMP/it.out")}" "$TMP/it.out"
+	ERR=
 }
 
 # ctr PORT JQ-PATH: a counter from "vhostctl stats"; prints nothing and

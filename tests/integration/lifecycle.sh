@@ -45,8 +45,7 @@ for f in "$VHOSTD" "$ITEST" "$TOOL"; do
 	[ -x "$f" ] || { echo "missing $f (make O=$BUILD first)"; exit 2; }
 done
 
-# Sanitizer reports vhostd may print (on stderr, i.e. its log).
-SAN_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer|runtime error:'
+# Sanitizer reports in vhostd's log: SAN_RE (lib.sh).
 if grep -q __asan_init "$VHOSTD" 2>/dev/null; then
 	SAN="ASan build"
 else
@@ -70,34 +69,8 @@ done_test() {
 	ERR=
 }
 
-socks() {
-	local i
-	for i in $(seq 0 $(($1 - 1))); do
-		printf '%s ' "$TMP/p$i.sock"
-	done
-}
-
-# itest NAME SCENARIO NPORTS [VHOSTD-ARGS...]: vhostd with NPORTS
-#   vhost-user ports, one vdrv_itest scenario (counters through the ctl
-#   socket), then the scenario's own counter checks (itest_post)
-itest() {
-	local name=$1 sc=$2 n=$3 out rc
-	shift 3
-	wanted "$name" || return 0
-	ERR=
-	if ! start_vhostd -- "$n" "$@"; then
-		fail "vhostd did not start"
-		done_test "$name" ""
-		return
-	fi
-	# shellcheck disable=SC2046 # word splitting on purpose
-	VDRV_ITEST_CTL=$TMP/ctl timeout 120 "$ITEST" "$sc" $(socks "$n") \
-		>"$TMP/it.out" 2>&1
-	rc=$?
-	[ $rc = 0 ] || fail "$(grep -m1 FAIL "$TMP/it.out" || echo "vdrv_itest rc $rc")"
-	itest_post "$name" "$n"
-	done_test "$name" "$(tail -n 1 "$TMP/it.out")" "$TMP/it.out"
-}
+# Counter checks after each run_itest scenario, while vhostd still runs.
+ITEST_POST=itest_post
 
 # itest_post NAME NPORTS: counters vhostd must show after the scenario
 itest_post() {
@@ -146,9 +119,9 @@ if wanted client-mode-rounds; then
 fi
 
 # ---- rings disabled and re-enabled, MTU, many ports --------------------------
-itest ring-enable ring-enable 3
-itest mtu mtu 3
-itest scale scale 16 --workers 6
+run_itest ring-enable ring-enable 3
+run_itest mtu mtu 3
+run_itest scale scale 16 --workers 6
 
 # ---- SIGTERM under a flood ------------------------------------------------------
 if wanted sigterm-flood; then

@@ -39,36 +39,10 @@ for f in "$VHOSTD" "$ITEST" "$TOOL"; do
 	[ -x "$f" ] || { echo "missing $f (make O=$BUILD first)"; exit 2; }
 done
 
-socks() {
-	local i
-	for i in $(seq 0 $(($1 - 1))); do
-		printf '%s ' "$TMP/p$i.sock"
-	done
-}
+# Counter checks after a scenario, while vhostd still runs.
+ITEST_POST=post_checks
 
-# scenario NAME SCENARIO NPORTS [VHOSTD-ARGS...] [-- COUNTER-CHECKS]
-run_scenario() {
-	local name=$1 sc=$2 n=$3 out rc
-	shift 3
-	wanted "$name" || return 0
-	ERR=
-	if ! start_vhostd -- "$n" "$@"; then
-		stop_vhostd
-		result "$name" 1 "vhostd did not start"
-		return
-	fi
-	# shellcheck disable=SC2046 # word splitting on purpose
-	out=$(timeout 120 "$ITEST" "$sc" $(socks "$n") 2>&1)
-	rc=$?
-	[ $rc = 0 ] || ERR="$(echo "$out" | grep -m1 FAIL || echo "rc $rc")"
-	post_checks "$name"
-	stop_vhostd || ERR="$ERR; vhostd died or exited uncleanly"
-	result "$name" "$([ -z "$ERR" ] && echo 0 || echo 1)" \
-		"${ERR:-$(echo "$out" | tail -n 1)}"
-	ERR=
-}
-
-# post_checks NAME: counter assertions per scenario, vhostd still running
+# post_checks NAME NPORTS: counter assertions per scenario
 post_checks() {
 	case "$1" in
 	oversize)
@@ -111,23 +85,23 @@ post_checks() {
 
 # ---- vdrv-only scenarios ---------------------------------------------------
 
-run_scenario basic basic 3
-run_scenario basic-4 basic 4
-run_scenario learning learning 3
-run_scenario flood flood 4
-run_scenario aging aging 3 --fdb-age 2
-run_scenario mrg-small-bufs mrg 3
-run_scenario no-mrg nomrg 3
-run_scenario oversize oversize 3
-run_scenario reconnect reconnect 2
-run_scenario burst burst 2
-run_scenario variants variants 2
-run_scenario workers-4 basic 4 --workers 4
-run_scenario irq-counters basic 3 --poll-us 0
+run_itest basic basic 3
+run_itest basic-4 basic 4
+run_itest learning learning 3
+run_itest flood flood 4
+run_itest aging aging 3 --fdb-age 2
+run_itest mrg-small-bufs mrg 3
+run_itest no-mrg nomrg 3
+run_itest oversize oversize 3
+run_itest reconnect reconnect 2
+run_itest burst burst 2
+run_itest variants variants 2
+run_itest workers-4 basic 4 --workers 4
+run_itest irq-counters basic 3 --poll-us 0
 for k in garbage bad-size short unknown bad-version bad-ring mem-beyond-fd \
 	 oob-desc oob-len loop loop-empty avail-jump bad-head indirect-nested \
 	 indirect-oob rx-oob; do
-	run_scenario "evil-$k" "evil:$k" 3
+	run_itest "evil-$k" "evil:$k" 3
 done
 
 # ---- client mode: vhostd connects to a socket vdrv listens on ----------------
