@@ -56,6 +56,8 @@ step() {
 	done < <(grep '^SKIP ' "$res")
 	if [ "$f" = 0 ] && [ $rc = 0 ]; then
 		echo "PASS $name ($((SECONDS - t0)) s, $p passed, $s skipped)"
+		# The mutants' kills are the point: each is shown.
+		[ "$name" = mutants ] && sed 's/^/    /' "$res"
 	else
 		failures+=("$name")
 		echo "FAIL $name ($((SECONDS - t0)) s, $f failed) -- failures and the last lines of $LOGDIR/$name.log:"
