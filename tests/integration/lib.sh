@@ -256,3 +256,38 @@ wait_up() {
 		sleep 0.05
 	done
 }
+
+# netns_setup [ipv6]: create $NS once, lo up, IPv6 off (with "ipv6": on,
+#   without duplicate address detection); non-zero, the reason in $ERR,
+#   if it cannot
+netns_setup() {
+	[ "$NS_MADE" = 1 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		ERR="needs root for ip netns"
+		return 1
+	fi
+	ERR=$(ip netns add "$NS" 2>&1) || return 1
+	NS_MADE=1
+	ip -n "$NS" link set lo up || return 1
+	if [ "${1:-}" = ipv6 ]; then
+		ip netns exec "$NS" sysctl -qw net.ipv6.conf.default.accept_dad=0
+	else
+		ip netns exec "$NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 &&
+		ip netns exec "$NS" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	fi
+}
+
+# no_netns NAME...: the tests that need $NS and cannot have it (after
+#   netns_setup failed): skipped when not root (a prerequisite missing),
+#   failed when root (netns must work on the project's machines)
+no_netns() {
+	local t why=$ERR
+	for t in "$@"; do
+		if [ "$(id -u)" != 0 ]; then
+			skip "$t" "$why"
+		else
+			result "$t" 1 "no netns: $why"
+		fi
+	done
+	ERR=
+}

@@ -197,19 +197,6 @@ fi
 # ---- TAP link down/up under traffic --------------------------------------------
 TAP=vhlctap0
 
-# tap_setup: create $NS; non-zero (reason in $ERR) if it cannot
-tap_setup() {
-	if [ "$(id -u)" != 0 ]; then
-		ERR="needs root for ip netns"
-		return 1
-	fi
-	ERR=$(ip netns add "$NS" 2>&1) || return 1
-	NS_MADE=1
-	ip -n "$NS" link set lo up &&
-	ip netns exec "$NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 &&
-	ip netns exec "$NS" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-}
-
 # kernel_pings N: the netns kernel pings R N times; all must be answered
 kernel_pings() {
 	local out
@@ -227,13 +214,8 @@ guest_pings() {
 }
 
 if wanted tap-down-up; then
-	if ! tap_setup; then
-		if [ "$(id -u)" != 0 ]; then
-			skip tap-down-up "$ERR"
-		else
-			result tap-down-up 1 "no netns: $ERR"
-		fi
-		ERR=
+	if ! netns_setup; then
+		no_netns tap-down-up
 	else
 		ERR=
 		start_vhostd ip netns exec "$NS" -- 3 \

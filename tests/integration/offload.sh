@@ -135,19 +135,9 @@ done
 
 # ---- TAP in a network namespace ------------------------------------------------
 
-tap_setup() {
-	ip netns add "$NS" 2>/dev/null || return 1
-	NS_MADE=1
-	ip -n "$NS" link set lo up
-	ip netns exec "$NS" sysctl -qw net.ipv6.conf.default.accept_dad=0
-	return 0
-}
-
 if wanted offload-tap; then
-	if [ "$(id -u)" != 0 ]; then
-		skip offload-tap "needs root for ip netns"
-	elif ! tap_setup; then
-		result offload-tap 1 "cannot create netns $NS"
+	if ! netns_setup ipv6; then
+		no_netns offload-tap
 	else
 		ERR=
 		out=$TMP/tap.out

@@ -126,35 +126,6 @@ fi
 
 # ---- TAP in a network namespace ------------------------------------------------
 
-# tap_setup: create $NS once; non-zero (reason in $ERR) if it cannot
-tap_setup() {
-	[ "$NS_MADE" = 1 ] && return 0
-	if [ "$(id -u)" != 0 ]; then
-		ERR="needs root for ip netns"
-		return 1
-	fi
-	ERR=$(ip netns add "$NS" 2>&1) || return 1
-	NS_MADE=1
-	ip -n "$NS" link set lo up &&
-	ip netns exec "$NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 &&
-	ip netns exec "$NS" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-}
-
-# no_netns NAME...: the tests that need $NS and cannot have it: skipped
-#   when not root (a prerequisite missing), failed when root (netns must
-#   work on the project's machines)
-no_netns() {
-	local t why=$ERR
-	for t in "$@"; do
-		if [ "$(id -u)" != 0 ]; then
-			skip "$t" "$why"
-		else
-			result "$t" 1 "no netns: $why"
-		fi
-	done
-	ERR=
-}
-
 # tap_up IF [ADDR/LEN]: wait for vhostd to create IF in $NS, address it if
 #   asked, bring it up; non-zero if any step fails
 tap_up() {
@@ -170,7 +141,7 @@ tap_up() {
 }
 
 if wanted 'tap-*'; then
-	if ! tap_setup; then
+	if ! netns_setup; then
 		no_netns tap-ping-responder tap-pinger tap-clean-exit tap-direct-off
 	else
 		ERR=
@@ -248,7 +219,7 @@ fi
 #     +------------------------------------------+
 
 if wanted 'tap-direct'; then
-	if tap_setup; then
+	if netns_setup; then
 		ERR=
 		start_vhostd ip netns exec "$NS" -- 3 \
 			--port tap,ifname=vdrvtap1,name=tap0,offload=off ||
