@@ -77,6 +77,38 @@ static int conf_parse_uint(const char *s, unsigned long min,
 }
 
 /**
+ * conf_parse_size() - a byte count with an optional binary suffix
+ * @s:		text: digits, then nothing or one of K, M, G, T (1024-based)
+ * @out:	result, non-zero
+ * Return: 0, -EINVAL (not a size) or -ERANGE (0, or past 2^64)
+ */
+static int conf_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *u;
+	char *end;
+	int shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end) {
+		u = strchr(units, *end);
+		if (!u || end[1])
+			return -EINVAL;
+		shift = 10 * (int)(u - units + 1);
+	}
+	if (!v || v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/**
  * conf_name_ok() - port names go into JSON keys, Prometheus labels and
  *		    log lines: keep them to a safe alphabet
  * @s:		name
@@ -158,7 +190,8 @@ static bool conf_copy(char *dst, size_t size, const char *val)
 
 /**
  * conf_parse_port() - parse one --port spec
- * @spec:	"vhost-user,path=SOCK[,name=N][,client][,queues=N][,offload=on|off]"
+ * @spec:	"vhost-user,path=SOCK[,name=N][,client][,queues=N][,offload=on|off]
+ *		[,max-mem=SIZE]"
  *		or "tap,ifname=IF[,name=N][,offload=on|off][,direct=on|off]"
  * @index:	port index, for the default name
  * @out:	result (fully written on success, garbage on error)
@@ -172,7 +205,7 @@ int conf_parse_port(const char *spec, unsigned int index,
 	char item[CONF_SPEC_MAX];
 	bool vhost, seen_name = false, seen_path = false;
 	bool seen_client = false, seen_queues = false, seen_ifname = false;
-	bool seen_offload = false, seen_direct = false;
+	bool seen_offload = false, seen_direct = false, seen_max_mem = false;
 	const char *p = spec;
 	bool more;
 	int n;
@@ -181,6 +214,7 @@ int conf_parse_port(const char *spec, unsigned int index,
 	out->queues = 1;
 	out->offload = true;
 	out->direct = true;
+	out->max_mem = CONF_MAX_MEM_DEFAULT;
 
 #define SPEC_ERR(...)							\
 	return conf_err(err, errlen, "vhostd: --port '%s': " __VA_ARGS__)
@@ -241,6 +275,9 @@ int conf_parse_port(const char *spec, unsigned int index,
 		} else if (!vhost && !strcmp(key, "direct")) {
 			dup = seen_direct;
 			seen_direct = true;
+		} else if (vhost && !strcmp(key, "max-mem")) {
+			dup = seen_max_mem;
+			seen_max_mem = true;
 		} else {
 			SPEC_ERR("unknown key '%s'", spec, key);
 		}
@@ -278,6 +315,13 @@ int conf_parse_port(const char *spec, unsigned int index,
 				out->direct = false;
 			else
 				SPEC_ERR("direct takes on or off, not '%s'",
+					 spec, val);
+			continue;
+		}
+		if (!strcmp(key, "max-mem")) {
+			if (conf_parse_size(val, &out->max_mem))
+				SPEC_ERR("max-mem '%s' is not a size (bytes, "
+					 "or a number with K, M, G or T)",
 					 spec, val);
 			continue;
 		}
@@ -382,10 +426,13 @@ void conf_usage(void *f)
 "Ports (repeatable, at most 64; keys are comma separated, ',,' is a\n"
 "literal comma inside a value):\n"
 "  --port vhost-user,path=SOCK[,name=NAME][,client][,queues=1][,offload=on|off]\n"
+"              [,max-mem=SIZE]\n"
 "        a QEMU guest.  vhostd listens on the unix socket SOCK (QEMU:\n"
 "        -chardev socket,path=SOCK,reconnect=1); with 'client' vhostd\n"
 "        connects to SOCK instead (QEMU: -chardev socket,server=on).\n"
 "        queues: queue pairs; only 1 is supported for now.\n"
+"        max-mem: guest memory vhostd may map for it (K, M, G, T;\n"
+"        default 1T); it must be on tmpfs (memfd) or hugetlbfs.\n"
 "  --port tap,ifname=IF[,name=NAME][,offload=on|off][,direct=on|off]\n"
 "        a TAP interface IF created (or attached, if persistent) in\n"
 "        vhostd's network namespace; vhostd does not configure it.\n"

@@ -11,8 +11,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CONF_PORTS_MAX	64
+/* Guest memory a vhost-user port may map by default: 1 TiB, so that all
+ * CONF_PORTS_MAX ports together stay within half of x86-64's 128 TiB of
+ * user address space and no front end can leave another none.
+ */
+#define CONF_MAX_MEM_DEFAULT	(1ULL << 40)
 /* Measured (doc/performance.md): 50 us of polling cut a 64-byte round
  * trip from ~55 us to ~3 us, and an idle worker still sleeps after it.
  */
@@ -32,6 +38,8 @@
  * @offload:	offer checksum/segmentation offloads (offload=on|off)
  * @direct:	tap: read frames for a guest straight into its buffers
  *		through a steered queue per guest (direct=on|off, default on)
+ * @max_mem:	vhost-user: bytes of guest memory the front end may have
+ *		vhostd map (max-mem=, default CONF_MAX_MEM_DEFAULT)
  */
 struct conf_port {
 	char type[CONF_NAME_MAX];
@@ -42,6 +50,7 @@ struct conf_port {
 	char ifname[CONF_IFNAME_MAX];
 	bool offload;
 	bool direct;
+	uint64_t max_mem;
 };
 
 /**

@@ -21,6 +21,7 @@
 #include "evloop.h"
 #include "log.h"
 #include "switch.h"
+#include "vhost/vu_dev.h"
 #include "worker.h"
 
 static struct conf conf;
@@ -129,6 +130,12 @@ int main(int argc, char **argv)
 	if (evloop_init() < 0)
 		die("epoll: %s", strerror(errno));
 	sig_fd = main_setup_signals();
+	/* Before any port maps guest memory: a front end that shrinks a
+	 * file behind it breaks its own device, not vhostd.
+	 */
+	rc = vu_dev_fault_init();
+	if (rc < 0)
+		die("SIGBUS handler: %s", strerror(-rc));
 	switch_init(conf.fdb_age_s);
 	rc = worker_init(conf.workers, conf.poll_us);
 	if (rc < 0)

@@ -247,6 +247,10 @@ int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);
  * @VDRV_EVIL_INDIRECT_NESTED: indirect table containing an INDIRECT entry
  * @VDRV_EVIL_INDIRECT_OOB: INDIRECT descriptor pointing outside memory
  * @VDRV_EVIL_RX_OOB:	  RX descriptor outside memory (hit by delivery)
+ * @VDRV_EVIL_SHRINK:	  the last memory region's memfd truncated to 0
+ *			  after SET_MEM_TABLE, then a TX frame in it (the
+ *			  back end's next touch raises SIGBUS; our own
+ *			  mapping of it is poisoned too: abort the device)
  * @VDRV_EVIL_COUNT:	  number of kinds
  */
 enum vdrv_evil {
@@ -266,6 +270,7 @@ enum vdrv_evil {
 	VDRV_EVIL_INDIRECT_NESTED,
 	VDRV_EVIL_INDIRECT_OOB,
 	VDRV_EVIL_RX_OOB,
+	VDRV_EVIL_SHRINK,
 	VDRV_EVIL_COUNT,
 };
 

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <linux/vhost_types.h>
 #include <linux/virtio_ring.h>
@@ -36,6 +37,7 @@ const char *const vdrv_evil_names[VDRV_EVIL_COUNT] = {
 	[VDRV_EVIL_INDIRECT_NESTED] = "indirect-nested",
 	[VDRV_EVIL_INDIRECT_OOB] = "indirect-oob",
 	[VDRV_EVIL_RX_OOB] = "rx-oob",
+	[VDRV_EVIL_SHRINK] = "shrink",
 };
 
 /**
@@ -161,6 +163,25 @@ static int vdrv_evil_ring(struct vdrv_dev *d, enum vdrv_evil kind)
 		 */
 		for (i = 0; i < rx->num; i++)
 			rx->desc[i].addr = VDRV_EVIL_BAD_GPA + i * 4096ULL;
+		return 0;
+	}
+	if (kind == VDRV_EVIL_SHRINK) {
+		/* The file behind the last region loses every page: the
+		 * back end's mapping of it now raises SIGBUS wherever it is
+		 * touched.  Half the TX and RX buffers live there; one TX
+		 * frame pointing into it is made available without us
+		 * writing it (our own mapping is poisoned as well).
+		 */
+		if (ftruncate(r1->fd, 0) < 0)
+			return -errno;
+		if (!d->ntx_free)
+			return -ENOBUFS;
+		h = d->tx_free[--d->ntx_free];
+		desc[h].addr = r1->gpa + 4096;
+		desc[h].len = 128;
+		desc[h].flags = 0;
+		desc[h].next = 0;
+		vdrv_evil_post(d, h);
 		return 0;
 	}
 	if (kind == VDRV_EVIL_AVAIL_JUMP) {
@@ -328,6 +349,7 @@ int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind)
 	case VDRV_EVIL_INDIRECT_NESTED:
 	case VDRV_EVIL_INDIRECT_OOB:
 	case VDRV_EVIL_RX_OOB:
+	case VDRV_EVIL_SHRINK:
 		ret = vdrv_evil_ring(d, kind);
 		break;
 	default:

@@ -140,9 +140,18 @@ static const struct vu_dev_ops port_vhost_dev_ops = {
  */
 static void port_vhost_disconnect(struct port_vhost *pv)
 {
+	uint32_t faults;
+
 	if (pv->dev.fd < 0)
 		return;
 	evloop_del(pv->dev.fd);
+	/* Guest memory that vanished under us is the front end's doing. */
+	faults = __atomic_exchange_n(&pv->dev.mem_faults, 0, __ATOMIC_RELAXED);
+	if (faults) {
+		stats_add(&port_ctr(pv->port)->violations, 1);
+		warn("%s: guest memory shrank under its mapping (%u faults "
+		     "contained): dropping front end", pv->port->name, faults);
+	}
 	vu_dev_detach(&pv->dev);	/* logs the disconnection */
 }
 
@@ -327,6 +336,7 @@ static int port_vhost_open(struct port *p, const struct conf_port *spec)
 		    PORT_VHOST_FEATURES & ~(PORT_VHOST_HOST_OFFLOADS |
 					    PORT_VHOST_GUEST_OFFLOADS),
 		    &port_vhost_dev_ops, pv);
+	pv->dev.mem.limit = spec->max_mem;
 
 	if (pv->client) {
 		rc = port_vhost_connect(pv);

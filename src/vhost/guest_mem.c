@@ -4,10 +4,20 @@
  * DOC: Theory of Operation
  *
  * The front end describes guest RAM as a few regions, each backed by a
- * file descriptor.  We map each one whole (from file offset 0, because
- * the region's mmap_offset need not be page aligned) and keep the table
- * sorted by guest physical address so a lookup is a binary search over at
- * most GUEST_MEM_MAX_REGIONS entries.
+ * file descriptor.  We map each one from its mmap_offset rounded down to
+ * the file's page size (not from 0: a region at the end of a large file
+ * costs only its own size) and keep the table sorted by guest physical
+ * address so a lookup is a binary search over at most
+ * GUEST_MEM_MAX_REGIONS entries.
+ *
+ * The file stays the front end's: it may shrink it after we mapped it,
+ * and touching a page past the new end raises SIGBUS.  Only files on
+ * tmpfs (memfd, /dev/shm) and hugetlbfs are accepted, where every mapping
+ * is registered with guest_fault.c, which contains such a fault to the
+ * device that owns it.  A memfd sealed with F_SEAL_SHRINK (QEMU's
+ * memory-backend-memfd seals by default) cannot shrink at all: those
+ * regions are safe by construction, and marked @sealed.  The bytes a
+ * table maps are capped (@limit, the port's max-mem=).
  *
  * Every address that reaches this file comes from the guest or the front
  * end and may be anything: all arithmetic is done in 64 bits with explicit
@@ -15,20 +25,93 @@
  * leaves the region holding its first byte.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "../util.h"
+#include "guest_fault.h"
 #include "guest_mem.h"
 
 /**
- * guest_mem_init() - empty memory table
+ * guest_mem_init() - empty memory table, no limit, no owner
  * @m:		table
  */
 void guest_mem_init(struct guest_mem *m)
 {
 	memset(m, 0, sizeof(*m));
+}
+
+/**
+ * guest_mem_init_as() - empty memory table with @like's limit and owner
+ * @m:		table
+ * @like:	table whose @limit and @owner to take (may be @m)
+ */
+void guest_mem_init_as(struct guest_mem *m, const struct guest_mem *like)
+{
+	uint64_t limit = like->limit;
+	void *owner = like->owner;
+
+	guest_mem_init(m);
+	m->limit = limit;
+	m->owner = owner;
+}
+
+/**
+ * guest_mem_unmap() - forget and unmap one region's mapping, if ours
+ * @r:		region
+ */
+static void guest_mem_unmap(const struct guest_mem_region *r)
+{
+	if (!r->mmap_addr)
+		return;
+	guest_fault_unregister(r->mmap_addr);
+	munmap(r->mmap_addr, r->mmap_len);
+}
+
+/**
+ * guest_mem_mapped_bytes() - bytes the table has mapped
+ * @m:		table
+ *
+ * Return: the sum of its mapping lengths
+ */
+static uint64_t guest_mem_mapped_bytes(const struct guest_mem *m)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < m->nregions; i++)
+		sum += m->r[i].mmap_len;
+	return sum;
+}
+
+/**
+ * guest_mem_page() - page size of a file we may map, or 0 if we may not
+ * @fd:		the file
+ * @st:		its fstat()
+ *
+ * Only tmpfs (memfd, /dev/shm) and hugetlbfs: there a page that vanishes
+ * under a mapping is a SIGBUS guest_fault.c can contain (a private zero
+ * page mapped over it).  On hugetlbfs the unit is the huge page.
+ *
+ * Return: the page size, or 0 for any other file system
+ */
+static size_t guest_mem_page(int fd, const struct stat *st)
+{
+	struct statfs fs;
+
+	if (fstatfs(fd, &fs) < 0)
+		return 0;
+	if (fs.f_type == TMPFS_MAGIC)
+		return (size_t)sysconf(_SC_PAGESIZE);
+	if (fs.f_type == HUGETLBFS_MAGIC && st->st_blksize > 0 &&
+	    !(st->st_blksize & (st->st_blksize - 1)))
+		return (size_t)st->st_blksize;
+	return 0;
 }
 
 /**
@@ -104,50 +187,71 @@ static int guest_mem_insert(struct guest_mem *m,
  * @uva:		front end virtual address of the region
  * @mmap_offset:	offset of the region's first byte in @fd
  *
- * The file must be a regular file (memfd, tmpfs, hugetlbfs) at least
+ * The file must be a regular file on tmpfs (memfd) or hugetlbfs at least
  * @mmap_offset + @size long: a shorter one would map pages that raise
- * SIGBUS when the guest points a descriptor at them.
+ * SIGBUS when the guest points a descriptor at them.  The mapping starts
+ * at @mmap_offset rounded down to the file's page size and is registered
+ * with guest_fault.c (owner @m->owner) before anyone can touch it.
  *
- * Return: 0, -EINVAL (bad range, overlap, bad file), -ENOSPC, or mmap's
- *	   -errno
+ * Return: 0, -EINVAL (bad range, overlap, bad file or file system),
+ *	   -ENOSPC (table or fault registry full), -ENOMEM (over @m->limit),
+ *	   or mmap's -errno
  */
 int guest_mem_add(struct guest_mem *m, int fd, uint64_t gpa, uint64_t size,
 		  uint64_t uva, uint64_t mmap_offset)
 {
 	struct guest_mem_region reg;
+	uint64_t end, off, len;
 	struct stat st;
-	uint64_t len;
+	size_t page;
+	int rc, seals;
 	void *p;
-	int rc;
 
 	if (!range_ok(gpa, size) || !range_ok(uva, size) ||
 	    !range_ok(mmap_offset, size))
 		return -EINVAL;
-	len = mmap_offset + size;
-	if (len > SIZE_MAX || len > (uint64_t)INT64_MAX)
+	end = mmap_offset + size;
+	if (end > (uint64_t)INT64_MAX)
 		return -EINVAL;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || st.st_size < 0 ||
-	    (uint64_t)st.st_size < len)
+	    (uint64_t)st.st_size < end)
+		return -EINVAL;
+	page = guest_mem_page(fd, &st);
+	if (!page)
+		return -EINVAL;
+	off = mmap_offset & ~(uint64_t)(page - 1);
+	len = (end - off + page - 1) & ~(uint64_t)(page - 1);
+	if (len > SIZE_MAX)
 		return -EINVAL;
 	if (m->nregions >= GUEST_MEM_MAX_REGIONS)
 		return -ENOSPC;
+	if (m->limit && len > m->limit - MIN(m->limit,
+					      guest_mem_mapped_bytes(m)))
+		return -ENOMEM;
 
 	p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_NORESERVE, fd, 0);
+		 MAP_SHARED | MAP_NORESERVE, fd, (off_t)off);
 	if (p == MAP_FAILED)
 		return -errno;
+	rc = guest_fault_register(p, (size_t)len, page, m->owner);
+	if (rc < 0) {
+		munmap(p, (size_t)len);
+		return rc;
+	}
 
+	seals = fcntl(fd, F_GET_SEALS);
 	reg.gpa = gpa;
 	reg.size = size;
 	reg.uva = uva;
-	reg.hva = (uint8_t *)p + mmap_offset;
+	reg.hva = (uint8_t *)p + (mmap_offset - off);
 	reg.mmap_addr = p;
 	reg.mmap_len = (size_t)len;
+	reg.sealed = seals >= 0 && (seals & F_SEAL_SHRINK);
 	rc = guest_mem_insert(m, &reg);
 	if (rc < 0)
-		munmap(p, (size_t)len);
+		guest_mem_unmap(&reg);
 	return rc;
 }
 
@@ -166,6 +270,7 @@ int guest_mem_add_mapped(struct guest_mem *m, void *hva, uint64_t gpa,
 {
 	struct guest_mem_region reg = {
 		.gpa = gpa, .size = size, .uva = uva, .hva = hva,
+		.sealed = true,		/* not a file of the front end's */
 	};
 
 	if (!hva || size > SIZE_MAX)
@@ -192,8 +297,7 @@ int guest_mem_remove(struct guest_mem *m, uint64_t gpa, uint64_t size,
 
 		if (r->gpa != gpa || r->size != size || r->uva != uva)
 			continue;
-		if (r->mmap_addr)
-			munmap(r->mmap_addr, r->mmap_len);
+		guest_mem_unmap(r);
 		memmove(r, r + 1, (m->nregions - i - 1) * sizeof(*r));
 		m->nregions--;
 		memset(&m->r[m->nregions], 0, sizeof(m->r[0]));
@@ -204,16 +308,15 @@ int guest_mem_remove(struct guest_mem *m, uint64_t gpa, uint64_t size,
 
 /**
  * guest_mem_clear() - unmap every region we mapped and empty the table
- * @m:		table
+ * @m:		table (its limit and owner stay)
  */
 void guest_mem_clear(struct guest_mem *m)
 {
 	unsigned int i;
 
 	for (i = 0; i < m->nregions; i++)
-		if (m->r[i].mmap_addr)
-			munmap(m->r[i].mmap_addr, m->r[i].mmap_len);
-	guest_mem_init(m);
+		guest_mem_unmap(&m->r[i]);
+	guest_mem_init_as(m, m);
 }
 
 /**

@@ -21,9 +21,11 @@
  * @gpa:	guest physical address of the first byte
  * @size:	length in bytes (non-zero)
  * @uva:	front end (QEMU) virtual address of the first byte
- * @hva:	our pointer to the first byte (mmap_addr + mmap_offset)
- * @mmap_addr:	what mmap() returned, for munmap()
+ * @hva:	our pointer to the first byte (inside the mapping)
+ * @mmap_addr:	what mmap() returned, for munmap(); NULL if not ours
  * @mmap_len:	length passed to mmap()
+ * @sealed:	the file is sealed against shrinking (F_SEAL_SHRINK): no
+ *		page of it can vanish, no SIGBUS to contain
  */
 struct guest_mem_region {
 	uint64_t gpa;
@@ -32,22 +34,31 @@ struct guest_mem_region {
 	uint8_t *hva;
 	void *mmap_addr;
 	size_t mmap_len;
+	bool sealed;
 };
 
 /**
  * struct guest_mem - a device's memory table
  * @nregions:	regions in use, sorted by @gpa, non-overlapping
  * @r:		regions
+ * @limit:	bytes this table may map in all (0: no limit), so that one
+ *		front end cannot take vhostd's address space from the others
+ * @owner:	context for guest_fault_fn when a page of one of our
+ *		mappings vanishes (guest_fault.h)
  *
  * Owned by the vhost device; replaced only by the control thread while
- * every queue lock of the device is held (see vu_dev.h).
+ * every queue lock of the device is held (see vu_dev.h).  @limit and
+ * @owner survive guest_mem_clear() and are copied by guest_mem_init_as().
  */
 struct guest_mem {
 	unsigned int nregions;
 	struct guest_mem_region r[GUEST_MEM_MAX_REGIONS];
+	uint64_t limit;
+	void *owner;
 };
 
 void guest_mem_init(struct guest_mem *m);
+void guest_mem_init_as(struct guest_mem *m, const struct guest_mem *like);
 int guest_mem_add(struct guest_mem *m, int fd, uint64_t gpa, uint64_t size,
 		  uint64_t uva, uint64_t mmap_offset);
 int guest_mem_add_mapped(struct guest_mem *m, void *hva, uint64_t gpa,

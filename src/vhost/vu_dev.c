@@ -36,6 +36,7 @@
 
 #include "../log.h"
 #include "../util.h"
+#include "guest_fault.h"
 #include "vhost_user.h"
 #include "vu_dev.h"
 #include "vu_internal.h"
@@ -311,6 +312,7 @@ void vu_dev_init(struct vu_dev *dev, const char *name,
 	dev->ops = ops;
 	dev->opaque = opaque;
 	guest_mem_init(&dev->mem);
+	dev->mem.owner = dev;	/* guest_fault.c calls vu_dev_on_fault() */
 	for (i = 0; i < VU_MAX_QUEUES; i++) {
 		vlock_init(&dev->q[i].lock);
 		virtq_init(&dev->q[i].vq);
@@ -380,6 +382,35 @@ void vu_dev_detach(struct vu_dev *dev)
 }
 
 /**
+ * vu_dev_on_fault() - a page of this device's guest memory vanished
+ * @ctx:	the device (its memory table's owner)
+ *
+ * The front end shrank a file behind a region; guest_fault.c has mapped
+ * a zero page over the lost one.  The device is broken from now on: its
+ * socket is shut down and the control thread drops the front end.
+ *
+ * Context: SIGBUS handler, any thread: atomics and shutdown() only
+ */
+static void vu_dev_on_fault(void *ctx)
+{
+	struct vu_dev *dev = ctx;
+
+	__atomic_fetch_add(&dev->mem_faults, 1, __ATOMIC_RELAXED);
+	vu_dev_mark_broken(dev);
+}
+
+/**
+ * vu_dev_fault_init() - contain SIGBUS in any device's guest memory
+ *
+ * Return: 0 or -errno
+ * Context: start-up, before any device maps memory
+ */
+int vu_dev_fault_init(void)
+{
+	return guest_fault_init(vu_dev_on_fault);
+}
+
+/**
  * vu_dev_mark_broken() - the datapath found a guest ring violation
  * @dev:	device
  *
@@ -387,7 +418,8 @@ void vu_dev_detach(struct vu_dev *dev)
  * hang-up, and detaches (which needs this queue's lock, so @dev->fd is
  * still ours while the caller holds it).
  *
- * Context: datapath, queue lock held
+ * Context: datapath, queue lock held; or the SIGBUS handler
+ * (vu_dev_on_fault()), hence atomics and shutdown() only
  */
 void vu_dev_mark_broken(struct vu_dev *dev)
 {

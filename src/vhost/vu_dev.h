@@ -115,6 +115,10 @@ struct vu_dev_stats {
  * @stats:		protocol counters
  * @err_logged:		a protocol error was logged on this connection
  *			(later ones are only counted; control thread only)
+ * @mem_faults:		accesses to guest memory the front end took away
+ *			(a shrunk file), contained by guest_fault.c; any
+ *			thread adds (atomically), control reads and clears
+ *			on detach
  */
 struct vu_dev {
 	char name[VU_NAME_MAX];
@@ -131,6 +135,7 @@ struct vu_dev {
 	void *opaque;
 	struct vu_dev_stats stats;
 	bool err_logged;
+	uint32_t mem_faults;
 };
 
 /*
@@ -150,6 +155,8 @@ struct vu_dev {
  * vu_dev_mark_broken()	datapath, queue lock held: note a guest violation
  *			and shut the socket down so the control thread sees
  *			the hang-up and detaches.
+ * vu_dev_fault_init()	once at start-up: a SIGBUS in a device's guest
+ *			memory (a shrunk file) breaks that device only.
  * vu_dev_hdr_len()	virtio-net header length implied by @features
  *			(12 with VERSION_1 or MRG_RXBUF, else 10).
  */
@@ -161,6 +168,7 @@ void vu_dev_attach(struct vu_dev *dev, int fd);
 int vu_dev_handle(struct vu_dev *dev);
 void vu_dev_detach(struct vu_dev *dev);
 void vu_dev_mark_broken(struct vu_dev *dev);
+int vu_dev_fault_init(void);
 
 /**
  * vu_dev_hdr_len() - virtio-net header size the guest uses

@@ -16,6 +16,7 @@
  * sizes, feature bits and the MTU are checked here before use.
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../log.h"
@@ -201,6 +202,25 @@ static int vu_msg_reset_owner(struct vu_dev *dev, struct vhost_user_msg *msg,
 }
 
 /**
+ * vu_msg_mem_refused() - say why a region was not mapped
+ * @dev:	device (the connection is dropped after this)
+ * @r:		the region
+ * @rc:		guest_mem_add()'s error
+ */
+static void vu_msg_mem_refused(const struct vu_dev *dev,
+			       const struct vhost_user_region *r, int rc)
+{
+	const char *why = rc == -ENOMEM ? "over the port's max-mem" :
+			  rc == -EINVAL ? "bad range, or not a file on tmpfs "
+					  "or hugetlbfs at least that long" :
+			  strerror(-rc);
+
+	warn("%s: guest memory region at 0x%llx, %llu bytes, refused: %s",
+	     dev->name, (unsigned long long)r->gpa,
+	     (unsigned long long)r->size, why);
+}
+
+/**
  * vu_msg_set_mem_table() - SET_MEM_TABLE: replace the whole memory table
  * @dev:	device
  * @msg:	checked message
@@ -218,13 +238,14 @@ static int vu_msg_set_mem_table(struct vu_dev *dev, struct vhost_user_msg *msg,
 	/* Map the new table before touching the old one: on failure the
 	 * device keeps running on what it had.
 	 */
-	guest_mem_init(&nm);
+	guest_mem_init_as(&nm, &dev->mem);
 	for (i = 0; i < msg->mem.nregions; i++) {
 		const struct vhost_user_region *r = &msg->mem.regions[i];
 
 		rc = guest_mem_add(&nm, msg->fds[i], r->gpa, r->size, r->uva,
 				   r->mmap_offset);
 		if (rc < 0) {
+			vu_msg_mem_refused(dev, r, rc);
 			guest_mem_clear(&nm);
 			return rc;
 		}
@@ -261,8 +282,10 @@ static int vu_msg_add_mem_reg(struct vu_dev *dev, struct vhost_user_msg *msg,
 	 */
 	rc = guest_mem_add(&nm, msg->fds[0], r->gpa, r->size, r->uva,
 			   r->mmap_offset);
-	if (rc < 0)
+	if (rc < 0) {
+		vu_msg_mem_refused(dev, r, rc);
 		return rc;
+	}
 	vu_dev_lock_all(dev);
 	dev->mem = nm;
 	vu_dev_mem_changed(dev, &lost);

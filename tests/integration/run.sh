@@ -100,7 +100,7 @@ run_itest workers-4 basic 4 --workers 4
 run_itest irq-counters basic 3 --poll-us 0
 for k in garbage bad-size short unknown bad-version bad-ring mem-beyond-fd \
 	 oob-desc oob-len loop loop-empty avail-jump bad-head indirect-nested \
-	 indirect-oob rx-oob; do
+	 indirect-oob rx-oob shrink; do
 	run_itest "evil-$k" "evil:$k" 3
 done
 

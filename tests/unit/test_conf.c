@@ -161,6 +161,47 @@ static void test_port_specs(void **state)
 	}
 }
 
+/* max-mem=: default 1 TiB, sizes with a 1024-based suffix, never 0. */
+static void test_max_mem(void **state)
+{
+	static const struct { const char *v; uint64_t want; } good[] = {
+		{ "4096", 4096 }, { "64K", 64ULL << 10 }, { "16G", 16ULL << 30 },
+		{ "2T", 2ULL << 40 }, { "1M", 1ULL << 20 },
+	};
+	static const char *const bad[] = {
+		"0", "0G", "1X", "1GB", "G", "-1", " 1", "1 G",
+		"99999999999999999999", "16777216T",
+	};
+	struct conf_port p;
+	char spec[128], err[256];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(conf_parse_port("vhost-user,path=/s", 0, &p, err,
+					 sizeof(err)), 0);
+	assert_true(p.max_mem == 1ULL << 40);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(spec, sizeof(spec), "vhost-user,path=/s,max-mem=%s",
+			 good[i].v);
+		if (conf_parse_port(spec, 0, &p, err, sizeof(err)))
+			fail_msg("'%s': %s", spec, err);
+		assert_true(p.max_mem == good[i].want);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(spec, sizeof(spec), "vhost-user,path=/s,max-mem=%s",
+			 bad[i]);
+		if (conf_parse_port(spec, 0, &p, err, sizeof(err)) != -EINVAL)
+			fail_msg("'%s' accepted", spec);
+		assert_non_null(strstr(err, "is not a size"));
+	}
+	/* a TAP has no guest memory */
+	assert_int_equal(conf_parse_port("tap,ifname=x,max-mem=1G", 0, &p, err,
+					 sizeof(err)), -EINVAL);
+	assert_int_equal(conf_parse_port("vhost-user,path=/s,max-mem=1G,"
+					 "max-mem=2G", 0, &p, err,
+					 sizeof(err)), -EINVAL);
+}
+
 /**
  * parse() - run conf_parse() on a NULL-terminated list of arguments
  * @c:		result
@@ -325,6 +366,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_port_specs),
+		cmocka_unit_test(test_max_mem),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_bad_command_lines),

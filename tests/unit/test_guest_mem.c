@@ -6,6 +6,7 @@
  * against a naive linear scan under random tables and random queries.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
+#include "../../src/vhost/guest_fault.h"
 #include "../../src/vhost/guest_mem.h"
 
 static uint8_t arena[1 << 16];
@@ -177,6 +179,109 @@ static void test_memfd(void **state)
 	close(fd);
 }
 
+/**
+ * test_offset_limit_fs() - mapped from the region's offset; max-mem; only
+ *			    tmpfs/hugetlbfs files; seals noted
+ * @state:	cmocka state (unused)
+ */
+static void test_offset_limit_fs(void **state)
+{
+	const uint64_t big = 64ULL << 20, off = (60ULL << 20) + 123;
+	char path[] = "build/test_guest_mem.XXXXXX";
+	struct guest_mem m;
+	uint8_t b = 0xa5, *q;
+	int fd, disk;
+
+	(void)state;
+	fd = memfd_create("test_guest_mem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)big), 0);
+	assert_int_equal(pwrite(fd, &b, 1, (off_t)off), 1);
+
+	guest_mem_init(&m);
+	m.limit = 3ULL << 20;
+	/* 1 MiB at 60 MiB: the mapping costs about 1 MiB, not 61 */
+	assert_int_equal(guest_mem_add(&m, fd, 0x100000, 1 << 20, 0x7000000,
+				       off), 0);
+	q = guest_mem_gpa(&m, 0x100000, 1);
+	assert_non_null(q);
+	assert_int_equal(*q, 0xa5);
+	assert_true(m.r[0].mmap_len <= (2U << 20));
+	assert_false(m.r[0].sealed);
+	/* 2 MiB more would pass max-mem (3 MiB): refused, table unchanged */
+	assert_int_equal(guest_mem_add(&m, fd, 0x400000, 2 << 20, 0x8000000,
+				       0), -ENOMEM);
+	assert_int_equal(m.nregions, 1);
+	/* the limit survives a clear, as the device's setting */
+	guest_mem_clear(&m);
+	assert_int_equal(m.limit, 3ULL << 20);
+
+	/* sealed against shrinking: safe by construction, and said so */
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	assert_int_equal(guest_mem_add(&m, fd, 0x100000, 0x1000, 0x7000000,
+				       0), 0);
+	assert_true(m.r[0].sealed);
+	guest_mem_clear(&m);
+	close(fd);
+
+	/* a file on a disk file system: a SIGBUS there is not contained */
+	disk = mkstemp(path);
+	assert_true(disk >= 0);
+	unlink(path);
+	assert_int_equal(ftruncate(disk, 1 << 20), 0);
+	assert_int_equal(guest_mem_add(&m, disk, 0x100000, 0x1000, 0x7000000,
+				       0), -EINVAL);
+	close(disk);
+}
+
+static unsigned int fault_calls;
+static void *fault_ctx;
+
+static void on_fault(void *ctx)
+{
+	fault_calls++;
+	fault_ctx = ctx;
+}
+
+/**
+ * test_shrunk_file() - the front end truncates a mapped region's file:
+ *			touching it costs a contained fault, not the process
+ * @state:	cmocka state (unused)
+ */
+static void test_shrunk_file(void **state)
+{
+	struct guest_mem m;
+	volatile uint8_t *q;
+	uint64_t faults;
+	uint8_t v;
+	int fd;
+
+	(void)state;
+	assert_int_equal(guest_fault_init(on_fault), 0);
+	fd = memfd_create("test_guest_mem", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 0x10000), 0);
+	guest_mem_init(&m);
+	m.owner = &m;
+	assert_int_equal(guest_mem_add(&m, fd, 0x100000, 0x10000, 0x7000000,
+				       0), 0);
+	q = guest_mem_gpa(&m, 0x108000, 16);
+	assert_non_null(q);
+	q[0] = 7;
+	assert_int_equal(ftruncate(fd, 0), 0);	/* every page gone */
+
+	faults = guest_fault_count();
+	v = q[1];		/* SIGBUS, contained: a zero page */
+	q[2] = 9;		/* and writable, privately */
+	assert_int_equal(v, 0);
+	assert_int_equal(q[2], 9);
+	assert_int_equal(guest_fault_count(), faults + 1);
+	assert_int_equal(fault_calls, 1);
+	assert_ptr_equal(fault_ctx, &m);
+	guest_mem_clear(&m);
+	close(fd);
+}
+
 /* ---- differential test against a naive linear scan ---- */
 
 /**
@@ -314,6 +419,8 @@ int main(void)
 		cmocka_unit_test(test_translate_clamp),
 		cmocka_unit_test(test_iov_split),
 		cmocka_unit_test(test_memfd),
+		cmocka_unit_test(test_offset_limit_fs),
+		cmocka_unit_test(test_shrunk_file),
 		cmocka_unit_test(test_differential),
 	};
 
