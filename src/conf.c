@@ -40,11 +40,20 @@ conf_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
+	char *c;
+
 	if (!err || !errlen)
 		return -EINVAL;
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+	/* The message quotes what the user gave: a newline or an escape
+	 * sequence in an argument must not make it two lines or reach the
+	 * terminal.
+	 */
+	for (c = err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -EINVAL;
 }
 

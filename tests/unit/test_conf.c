@@ -122,6 +122,9 @@ static const struct spec_case spec_cases[] = {
 	BAD("tap,ifname=..", "not a valid interface name"),
 	BAD("tap,ifname=a:1", "not a valid interface name"),
 	BAD("tap,ifname=x,name=", "empty value for 'name'"),
+	/* quoted back, but never as a second line or a terminal escape */
+	BAD("v\nx", "unknown port type 'v?x'"),
+	BAD("vhost-user,path=/s,name=a\033[2J", "'a?[2J' may only"),
 };
 
 static void test_port_specs(void **state)

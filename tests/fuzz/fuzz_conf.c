@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fuzz_conf.c - libFuzzer harness for the command line and port specs
+ *
+ * Input: arguments separated by NUL bytes (argv[0] is supplied).  The
+ * first argument is also fed to conf_parse_port() alone.  Whatever the
+ * operator (or a wrapper script built from user input) passes, parsing
+ * must end in a result or one clear error line: no crash, no read past a
+ * buffer, an error message that is one line starting "vhostd: ", and on
+ * success values inside their documented ranges.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/conf.h"
+
+#define FUZZ_ARGS	32
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/**
+ * check_err() - an error message is one "vhostd: " line
+ * @err:	message
+ */
+static void check_err(const char *err)
+{
+	if (strncmp(err, "vhostd: ", 8) || strchr(err, '\n'))
+		abort();
+}
+
+/**
+ * check_port() - a parsed spec holds what the parser promises
+ * @p:		spec
+ */
+static void check_port(const struct conf_port *p)
+{
+	bool vhost = !strcmp(p->type, "vhost-user");
+
+	if (!vhost && strcmp(p->type, "tap"))
+		abort();
+	if (!p->name[0] || (vhost && !p->path[0]) || (!vhost && !p->ifname[0]))
+		abort();
+	if (!p->queues || !p->max_mem)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct conf c;
+	char *argv[FUZZ_ARGS + 2] = { "vhostd" };
+	char err[256], *buf;
+	struct conf_port p;
+	unsigned int i;
+	int argc = 1, rc;
+	size_t off = 0;
+
+	buf = malloc(size + 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	while (off <= size && argc < FUZZ_ARGS + 1) {
+		argv[argc++] = buf + off;
+		off += strlen(buf + off) + 1;
+	}
+	argv[argc] = NULL;
+
+	err[0] = '\0';
+	rc = conf_parse_port(argv[1], 0, &p, err, sizeof(err));
+	if (rc)
+		check_err(err);
+	else
+		check_port(&p);
+
+	/* --help and --version print to stdout: keep the fuzzer quiet. */
+	for (i = 1; i < (unsigned int)argc; i++)
+		if (!strncmp(argv[i], "-h", 2) || !strncmp(argv[i], "-V", 2) ||
+		    !strncmp(argv[i], "--h", 3) || !strncmp(argv[i], "--v", 3))
+			goto out;
+	err[0] = '\0';
+	rc = conf_parse(argc, argv, &c, err, sizeof(err));
+	if (rc < 0) {
+		check_err(err);
+	} else if (!rc) {
+		/* No port at all is allowed (ports may come at run time). */
+		if (c.nports > CONF_PORTS_MAX || !c.workers)
+			abort();
+		for (i = 0; i < c.nports; i++)
+			check_port(&c.ports[i]);
+	}
+out:
+	free(buf);
+	return 0;
+}
