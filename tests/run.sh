@@ -7,10 +7,11 @@
 #   sudo ./tests/run.sh            everything (about 20 minutes on 2 cores)
 #   SKIP_GUEST=1 ./tests/run.sh    no QEMU guests (reported as skipped)
 #   FUZZ_SECONDS=N                 per fuzz harness (default 30)
+#   SOAK_SECONDS=N                 the soak step (default 30)
 #
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
 # own; the suites that have tests of their own (integration, ctl,
-# lifecycle, datapath, mutants, fuzz, tsan) append one "PASS|FAIL|SKIP name
+# lifecycle, datapath, soak, mutants, fuzz, tsan) append one "PASS|FAIL|SKIP name
 # detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
 # "[  SKIPPED ]" lines in a step's log count as skips.  A step that exits
@@ -95,6 +96,8 @@ step integration env BUILD=build/asan tests/integration/run.sh
 step ctl env BUILD=build/asan tests/integration/ctl.sh
 step lifecycle env BUILD=build/asan tests/integration/lifecycle.sh
 step datapath tests/integration/datapath.sh
+# Mixed traffic, a MAC spray, storms and port churn; every byte checked.
+step soak tests/soak/run.sh "${SOAK_SECONDS:-30}"
 # The guards that matter most, removed one at a time: the tests that
 # claim them must fail (tests/mutants/README.md).
 step mutants tests/mutants/run.sh --ci
