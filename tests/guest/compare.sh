@@ -34,18 +34,18 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 rc=0
 VG_RESULTS=$TMP/base "$HERE/baseline.sh" > "$TMP/base.out" 2>&1 || rc=1
 cat "$TMP/base.out" >&2
-VG_RESULTS=$TMP/vhostd E2E_ROGUE=0 "$HERE/e2e.sh" > "$TMP/vhostd.out" 2>&1 || rc=1
+VG_RESULTS=$TMP/vhostd E2E_ROGUE=0 E2E_RESTART=0 "$HERE/e2e.sh" > "$TMP/vhostd.out" 2>&1 || rc=1
 cat "$TMP/vhostd.out" >&2
 if [ "$NOOFF" = 1 ]; then
 	VG_NIC_OPTS=$VG_NO_OFFLOADS VG_RESULTS=$TMP/nooff "$HERE/baseline.sh" \
 		> "$TMP/nooff.out" 2>&1 || rc=1
 	cat "$TMP/nooff.out" >&2
-	VG_RESULTS=$TMP/vnooff E2E_ROGUE=0 E2E_PORT_OPTS=,offload=off \
+	VG_RESULTS=$TMP/vnooff E2E_ROGUE=0 E2E_RESTART=0 E2E_PORT_OPTS=,offload=off \
 		"$HERE/e2e.sh" > "$TMP/vnooff.out" 2>&1 || rc=1
 	cat "$TMP/vnooff.out" >&2
 fi
 if [ -n "$FOUND" ]; then
-	VHOSTD=$FOUND VG_RESULTS=$TMP/found E2E_ROGUE=0 "$HERE/e2e.sh" \
+	VHOSTD=$FOUND VG_RESULTS=$TMP/found E2E_ROGUE=0 E2E_RESTART=0 "$HERE/e2e.sh" \
 		> "$TMP/found.out" 2>&1 || true
 	cat "$TMP/found.out" >&2
 fi

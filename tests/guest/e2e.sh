@@ -23,6 +23,9 @@
 # messages hit the rogue port; vhostd must stay up and the ping lose nothing.
 # Environment: VHOSTD (default build/vhostd), VHOSTD_ARGS (extra options),
 # E2E_PORT_OPTS (appended to every --port spec, e.g. ",offload=off"),
+# E2E_RESTART (default 1: a third guest g3 whose QEMU listens, reached by
+# vhostd's client port vm3, and after the suite vhostd killed with SIGKILL
+# and started again: all three guests must talk again without a reboot),
 # VDRV_TOOL (default build/tests/vdrv_tool, used when present), VG_DURATION,
 # VG_REPS, VG_RESULTS, E2E_ROGUE, KEEP=1 keeps the work directory.
 set -euo pipefail
@@ -33,6 +36,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 VHOSTD=${VHOSTD:-$ROOT/build/vhostd}
 VDRV_TOOL=${VDRV_TOOL:-$(dirname "$VHOSTD")/tests/vdrv_tool}
 E2E_ROGUE=${E2E_ROGUE:-1}
+E2E_RESTART=${E2E_RESTART:-1}
 read -r -a VHOSTD_EXTRA <<<"${VHOSTD_ARGS:-}"
 # Appended to every --port spec, e.g. ",offload=off" (compare.sh).
 PORT_OPTS=${E2E_PORT_OPTS:-}
@@ -92,30 +96,49 @@ ip netns add "$NS"
 NS_MADE=1
 ip -n "$NS" link set lo up
 
-# ip netns exec execs the program, so $! is vhostd's own PID.
-ip netns exec "$NS" "$VHOSTD" \
-	--port "vhost-user,path=$VG_DIR/vm1.sock,name=vm1$PORT_OPTS" \
-	--port "vhost-user,path=$VG_DIR/vm2.sock,name=vm2$PORT_OPTS" \
-	--port "vhost-user,path=$VG_DIR/rogue.sock,name=rogue$PORT_OPTS" \
-	--port "tap,ifname=vh0,name=host$PORT_OPTS" \
-	--ctl "$VG_DIR/ctl.sock" "${VHOSTD_EXTRA[@]}" \
-	</dev/null >"$VLOG" 2>&1 &
-VHOSTD_PID=$!
-vg_log "vhostd pid $VHOSTD_PID: $VHOSTD"
-wait_for 10 "vm1.sock" test -S "$VG_DIR/vm1.sock"
-wait_for 10 "vm2.sock" test -S "$VG_DIR/vm2.sock"
+# start_vhostd: vhostd in the netns, its TAP vh0 addressed and up
+#   (again after a restart: a non-persistent TAP goes with the process).
+#   ip netns exec execs the program, so $! is vhostd's own PID.
 have_vh0() { ip -n "$NS" link show vh0 >/dev/null 2>&1; }
-wait_for 10 "tap vh0" have_vh0
-ip -n "$NS" addr add 198.18.0.1/24 dev vh0
-ip -n "$NS" link set vh0 up
+VM3_PORT=()
+[ "$E2E_RESTART" = 1 ] &&
+	VM3_PORT=(--port "vhost-user,path=$VG_DIR/vm3.sock,name=vm3,client$PORT_OPTS")
+start_vhostd() {
+	ip netns exec "$NS" "$VHOSTD" \
+		--port "vhost-user,path=$VG_DIR/vm1.sock,name=vm1$PORT_OPTS" \
+		--port "vhost-user,path=$VG_DIR/vm2.sock,name=vm2$PORT_OPTS" \
+		--port "vhost-user,path=$VG_DIR/rogue.sock,name=rogue$PORT_OPTS" \
+		"${VM3_PORT[@]}" \
+		--port "tap,ifname=vh0,name=host$PORT_OPTS" \
+		--ctl "$VG_DIR/ctl.sock" "${VHOSTD_EXTRA[@]}" \
+		</dev/null >>"$VLOG" 2>&1 &
+	VHOSTD_PID=$!
+	vg_log "vhostd pid $VHOSTD_PID: $VHOSTD"
+	wait_for 10 "vm1.sock" test -S "$VG_DIR/vm1.sock"
+	wait_for 10 "vm2.sock" test -S "$VG_DIR/vm2.sock"
+	wait_for 10 "tap vh0" have_vh0
+	ip -n "$NS" addr add 198.18.0.1/24 dev vh0
+	ip -n "$NS" link set vh0 up
+}
+start_vhostd
 
 vg_boot g1 --ip 198.18.0.11/24 --mac 52:54:00:18:00:11 --vhost "$VG_DIR/vm1.sock" --netns "$NS"
 vg_boot g2 --ip 198.18.0.12/24 --mac 52:54:00:18:00:12 --vhost "$VG_DIR/vm2.sock" --netns "$NS"
+# g3's QEMU listens; vhostd's client port vm3 connects to it.
+[ "$E2E_RESTART" = 1 ] &&
+	vg_boot g3 --ip 198.18.0.13/24 --mac 52:54:00:18:00:13 --vhost-server "$VG_DIR/vm3.sock" --netns "$NS"
 vg_wait_ready g1 || vg_die "g1 did not boot"
 vg_wait_ready g2 || vg_die "g2 did not boot"
+[ "$E2E_RESTART" = 1 ] && { vg_wait_ready g3 || vg_die "g3 did not boot"; }
 
 rc=0
 vg_suite "$NS" 198.18.0.1 g1 198.18.0.11 g2 198.18.0.12 || rc=1
+# vhostd in client mode: g3 (QEMU as server) reaches g1.
+if [ "$E2E_RESTART" = 1 ]; then
+	rc2=0; out=$(vg_run g3 40 "/usr/bin/ping -c 3 -i 0.2 -W 5 -w 30 198.18.0.11") || rc2=$?
+	vg_ping_row "ping g3 -> g1 (client port)" "$rc2" "$out" 198.18.0.11
+	[ "$rc2" = 0 ] || rc=1
+fi
 if vhostd_alive; then
 	vg_row "vhostd alive after suite" ok - - "pid $VHOSTD_PID"
 else
@@ -282,6 +305,34 @@ if vhostd_alive; then
 	VG_NOTES+=("vhostd CPU time: ${cpu} s (user+sys) over ${SECONDS} s of test")
 	vg_result vhostd_cpu_s "$cpu"
 fi
+# ---- crash and restart: SIGKILL under running guests, then start again --
+# QEMU (reconnect=1) comes back by itself, and vhostd's client port
+# reconnects to g3's QEMU: the guests must talk again, to each other and
+# through the TAP, without a reboot.
+if [ "$E2E_RESTART" = 1 ] && vhostd_alive; then
+	kill -KILL "$VHOSTD_PID"
+	wait "$VHOSTD_PID" 2>/dev/null || true
+	VHOSTD_PID=
+	start_vhostd
+	up2() {
+		timeout 5 "$VHOSTCTL" --ctl "$VG_DIR/ctl.sock" stats 2>/dev/null |
+			jq -e '[.ports[] | select(.name == "vm1" or .name == "vm2" or
+				.name == "vm3") | .up] == [true, true, true]' >/dev/null
+	}
+	if [ -x "$VHOSTCTL" ]; then
+		wait_for 30 "the guests reconnected" up2
+	fi
+	for g in g1:198.18.0.12:g2 g2:198.18.0.11:g1 g3:198.18.0.11:g1; do
+		IFS=: read -r gs gip gd <<<"$g"
+		rc2=0; out=$(vg_run "$gs" 40 "/usr/bin/ping -c 3 -i 0.2 -W 5 -w 30 $gip") || rc2=$?
+		vg_ping_row "ping $gs -> $gd after SIGKILL" "$rc2" "$out" "$gip"
+		[ "$rc2" = 0 ] || rc=1
+	done
+	rc2=0; out=$(ip netns exec "$NS" ping -c 3 -i 0.2 -W 5 -w 30 198.18.0.11 2>&1) || rc2=$?
+	vg_ping_row "ping host -> g1 after SIGKILL" "$rc2" "$out" 198.18.0.11
+	[ "$rc2" = 0 ] || rc=1
+fi
+
 # vhostd must leave cleanly on SIGTERM while both guests are connected:
 # exit status 0 within 20 s, not a hang or a crash.
 if vhostd_alive; then

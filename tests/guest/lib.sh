@@ -48,17 +48,20 @@ vg_ensure_image() {
 vg_log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 vg_die() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
-# vg_boot NAME --ip ADDR/LEN --mac MAC (--tap IFNAME | --vhost SOCK) [--netns NS]
-#         [--mtu N] [--queues N]
+# vg_boot NAME --ip ADDR/LEN --mac MAC (--tap IFNAME | --vhost SOCK |
+#         --vhost-server SOCK) [--netns NS] [--mtu N] [--queues N]
+#   --vhost: QEMU connects to SOCK (reconnect=1); --vhost-server: QEMU
+#   listens on SOCK and waits for the back end (vhostd's "client" port)
 vg_boot() {
 	local name=$1; shift
-	local ip='' mac='' tap='' sock='' ns='' mtu='' q=1
+	local ip='' mac='' tap='' sock='' ns='' mtu='' q=1 server=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--ip) ip=$2 ;;
 		--mac) mac=$2 ;;
 		--tap) tap=$2 ;;
 		--vhost) sock=$2 ;;
+		--vhost-server) sock=$2; server=,server=on,wait=off ;;
 		--netns) ns=$2 ;;
 		--mtu) mtu=$2 ;;
 		--queues) q=$2 ;;
@@ -79,7 +82,7 @@ vg_boot() {
 		net=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off"
 		     -device "virtio-net-pci,netdev=n0,mac=$mac,vectors=0${VG_NIC_OPTS:+,$VG_NIC_OPTS}")
 	elif [ -n "$sock" ]; then
-		net=(-chardev "socket,id=c0,path=$sock,reconnect=1"
+		net=(-chardev "socket,id=c0,path=$sock${server:-,reconnect=1}"
 		     -netdev "vhost-user,id=n0,chardev=c0,queues=$q"
 		     -device "virtio-net-pci,netdev=n0,mac=$mac,vectors=0${VG_NIC_OPTS:+,$VG_NIC_OPTS}")
 	else
