@@ -37,6 +37,7 @@
 #define SK_BURST	16
 #define SK_FRAME_MAX	1514
 #define SK_TAG_SPRAY	0xfff0u		/* tags of the sprayer's frames */
+#define SK_TAG_HELLO	0xfff1u		/* announcements, seq = sender */
 #define SK_CHURN_MS	1500		/* churner: up this long, then down */
 
 /**
@@ -47,6 +48,7 @@
  * @rx:		test frames received intact
  * @next_seq:	per source: next sequence number expected (order check)
  * @got:	per source: frames received from it
+ * @hello:	ports whose announcement reached this one (bit per index)
  */
 struct sk_port {
 	struct vdrv_dev *d;
@@ -55,6 +57,7 @@ struct sk_port {
 	uint64_t rx;
 	uint32_t next_seq[SK_PORTS_MAX];
 	uint64_t got[SK_PORTS_MAX];
+	uint32_t hello;
 };
 
 static struct sk_port sk_p[SK_PORTS_MAX];
@@ -222,6 +225,10 @@ static void sk_receive(unsigned int i)
 			sk_corrupt++;
 			continue;
 		}
+		if (ti.tag == SK_TAG_HELLO && ti.seq < sk_n) {
+			p->hello |= 1u << ti.seq;
+			continue;
+		}
 		if (ti.tag == SK_TAG_SPRAY)
 			continue;		/* flooded, may go anywhere */
 		s = (ti.tag >> 8) & 0xff;
@@ -252,9 +259,37 @@ static void sk_announce(unsigned int i)
 	static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	uint8_t fr[64];
 
-	vdrv_pkt_test_frame(fr, sizeof(fr), bc, sk_p[i].mac, SK_TAG_SPRAY, 0);
+	vdrv_pkt_test_frame(fr, sizeof(fr), bc, sk_p[i].mac, SK_TAG_HELLO, i);
 	if (vdrv_send(sk_p[i].d, fr, sizeof(fr)))
 		sk_fatal("%u: announce failed", i);
+}
+
+/**
+ * sk_meet() - every port announces itself until each has heard all the
+ *	       others: then the switch has learned every MAC (it learns a
+ *	       source before it floods the frame), and no unicast frame
+ *	       between them floods -- whichever worker carries it
+ */
+static void sk_meet(void)
+{
+	int64_t end = sk_ms() + 10000, again = 0;
+	uint32_t all = (1u << sk_n) - 1;
+	unsigned int i, met;
+
+	do {
+		if (sk_ms() >= again) {
+			for (i = 0; i < sk_n; i++)
+				sk_announce(i);
+			again = sk_ms() + 500;
+		}
+		for (i = 0, met = 0; i < sk_n; i++) {
+			sk_receive(i);
+			met += (sk_p[i].hello | 1u << i) == all;
+		}
+		if (sk_ms() > end)
+			sk_fatal("the ports did not all hear each other in "
+				 "10 s");
+	} while (met < sk_n);
 }
 
 /**
@@ -308,8 +343,7 @@ int main(int argc, char **argv)
 						  (uint8_t)(i + 1) }, 6);
 		sk_open(i);
 	}
-	for (i = 0; i < sk_n; i++)
-		sk_announce(i);
+	sk_meet();
 
 	now = sk_ms();
 	end = now + 1000LL * atoi(argv[1]);
