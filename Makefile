@@ -67,8 +67,9 @@ $(O)/libvdrv.a: $(VDRV_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The daemon loads its TAP queue-steering program with libbpf.
-DAEMON_LIBS = -lbpf
+# The daemon loads its TAP queue-steering program with libbpf, drops
+# capabilities with libcap and installs its syscall filter with libseccomp.
+DAEMON_LIBS = -lbpf -lcap -lseccomp
 
 $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)

@@ -6,6 +6,7 @@
  * and the key.  Nothing here allocates or exits: conf_parse() returns and
  * main decides (exit 0 after --help, 2 after an error).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -198,10 +199,133 @@ static bool conf_copy(char *dst, size_t size, const char *val)
 }
 
 /**
+ * enum conf_l2 - the port keys of L2 isolation and storm control
+ * @CONF_L2_MAX_MACS:	max-macs=N
+ * @CONF_L2_MAC:	mac=M (vhost-user only)
+ * @CONF_L2_FLOOD_RATE:	flood-rate=N
+ * @CONF_L2_FLOOD_BURST: flood-burst=N
+ * @CONF_L2_COUNT:	number of keys
+ */
+enum conf_l2 {
+	CONF_L2_MAX_MACS,
+	CONF_L2_MAC,
+	CONF_L2_FLOOD_RATE,
+	CONF_L2_FLOOD_BURST,
+	CONF_L2_COUNT,
+};
+
+static const char *const conf_l2_keys[CONF_L2_COUNT] = {
+	[CONF_L2_MAX_MACS]	= "max-macs",
+	[CONF_L2_MAC]		= "mac",
+	[CONF_L2_FLOOD_RATE]	= "flood-rate",
+	[CONF_L2_FLOOD_BURST]	= "flood-burst",
+};
+
+#define CONF_MAX_MACS_MAX	4096U		/* FDB_SIZE */
+#define CONF_FLOOD_RATE_MAX	100000000U	/* frames/s */
+#define CONF_FLOOD_BURST_MAX	10000000U	/* frames */
+
+/**
+ * conf_l2_key() - which L2 key @key is, for this port type
+ * @key:	key of a spec item
+ * @vhost:	the port is vhost-user (mac= is only for guests)
+ * Return: enum conf_l2, or -1
+ */
+static int conf_l2_key(const char *key, bool vhost)
+{
+	int i;
+
+	for (i = 0; i < CONF_L2_COUNT; i++)
+		if (!strcmp(key, conf_l2_keys[i]))
+			return i == CONF_L2_MAC && !vhost ? -1 : i;
+	return -1;
+}
+
+/**
+ * conf_parse_mac() - a unicast station address, aa:bb:cc:dd:ee:ff
+ * @s:		text: six pairs of hex digits separated by ':'
+ * @mac:	result
+ * Return: 0, -EINVAL (not a MAC) or -ERANGE (multicast or all-zero:
+ *	   not a station, a lock to it would only drop everything)
+ */
+static int conf_parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int i;
+
+	if (strlen(s) != 17)
+		return -EINVAL;
+	for (i = 0; i < 6; i++) {
+		const char *h = s + 3 * i;
+		char pair[3] = { h[0], h[1], '\0' };
+
+		if (!isxdigit((unsigned char)h[0]) ||
+		    !isxdigit((unsigned char)h[1]) ||
+		    (i < 5 && h[2] != ':'))
+			return -EINVAL;
+		mac[i] = (uint8_t)strtoul(pair, NULL, 16);
+	}
+	if ((mac[0] & 1) || !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] |
+			      mac[5]))
+		return -ERANGE;
+	return 0;
+}
+
+/**
+ * conf_parse_l2() - the value of an L2 key
+ * @spec:	the whole spec, for the message
+ * @k:		enum conf_l2
+ * @val:	value
+ * @out:	port being parsed
+ * @err:	one-line error message on failure
+ * @errlen:	size of @err
+ * Return: 0 or -EINVAL
+ */
+static int conf_parse_l2(const char *spec, int k, const char *val,
+			 struct conf_port *out, char *err, size_t errlen)
+{
+	static const unsigned long max[CONF_L2_COUNT] = {
+		[CONF_L2_MAX_MACS]	= CONF_MAX_MACS_MAX,
+		[CONF_L2_FLOOD_RATE]	= CONF_FLOOD_RATE_MAX,
+		[CONF_L2_FLOOD_BURST]	= CONF_FLOOD_BURST_MAX,
+	};
+	unsigned int *field[CONF_L2_COUNT] = {
+		[CONF_L2_MAX_MACS]	= &out->max_macs,
+		[CONF_L2_FLOOD_RATE]	= &out->flood_rate,
+		[CONF_L2_FLOOD_BURST]	= &out->flood_burst,
+	};
+	int r;
+
+	if (k == CONF_L2_MAC) {
+		r = conf_parse_mac(val, out->mac);
+		if (r == -ERANGE)
+			return conf_err(err, errlen, "vhostd: --port '%s': "
+					"mac '%s' is not a station address "
+					"(multicast or zero)", spec, val);
+		if (r)
+			return conf_err(err, errlen, "vhostd: --port '%s': "
+					"mac '%s' is not a MAC address "
+					"(aa:bb:cc:dd:ee:ff)", spec, val);
+		out->has_mac = true;
+		return 0;
+	}
+	r = conf_parse_uint(val, k == CONF_L2_FLOOD_BURST ? 1 : 0, max[k],
+			    field[k]);
+	if (r == -EINVAL)
+		return conf_err(err, errlen, "vhostd: --port '%s': %s '%s' is "
+				"not a number", spec, conf_l2_keys[k], val);
+	if (r)
+		return conf_err(err, errlen, "vhostd: --port '%s': %s '%s' out "
+				"of range (%u-%lu)", spec, conf_l2_keys[k], val,
+				k == CONF_L2_FLOOD_BURST ? 1U : 0U, max[k]);
+	return 0;
+}
+
+/**
  * conf_parse_port() - parse one --port spec
  * @spec:	"vhost-user,path=SOCK[,name=N][,client][,queues=N][,offload=on|off]
- *		[,max-mem=SIZE]"
- *		or "tap,ifname=IF[,name=N][,offload=on|off][,direct=on|off]"
+ *		[,max-mem=SIZE][,mac=M]"
+ *		or "tap,ifname=IF[,name=N][,offload=on|off][,direct=on|off]";
+ *		both: "[,max-macs=N][,flood-rate=N][,flood-burst=N]"
  * @index:	port index, for the default name
  * @out:	result (fully written on success, garbage on error)
  * @err:	one-line error message on failure
@@ -215,6 +339,7 @@ int conf_parse_port(const char *spec, unsigned int index,
 	bool vhost, seen_name = false, seen_path = false;
 	bool seen_client = false, seen_queues = false, seen_ifname = false;
 	bool seen_offload = false, seen_direct = false, seen_max_mem = false;
+	unsigned int seen_l2 = 0, seen_sock = 0;
 	const char *p = spec;
 	bool more;
 	int n;
@@ -224,6 +349,8 @@ int conf_parse_port(const char *spec, unsigned int index,
 	out->offload = true;
 	out->direct = true;
 	out->max_mem = CONF_MAX_MEM_DEFAULT;
+	out->flood_rate = CONF_FLOOD_RATE_DEFAULT;
+	conf_sock_init(&out->sock);
 
 #define SPEC_ERR(...)							\
 	return conf_err(err, errlen, "vhostd: --port '%s': " __VA_ARGS__)
@@ -249,6 +376,7 @@ int conf_parse_port(const char *spec, unsigned int index,
 	while (more) {
 		char *key = item, *val;
 		bool dup;
+		int l2, sk;
 
 		n = conf_next_item(&p, item, sizeof(item), &more);
 		if (n < 0)
@@ -287,6 +415,12 @@ int conf_parse_port(const char *spec, unsigned int index,
 		} else if (vhost && !strcmp(key, "max-mem")) {
 			dup = seen_max_mem;
 			seen_max_mem = true;
+		} else if ((l2 = conf_l2_key(key, vhost)) >= 0) {
+			dup = seen_l2 & 1U << l2;
+			seen_l2 |= 1U << l2;
+		} else if (vhost && (sk = conf_sock_key(key)) >= 0) {
+			dup = seen_sock & 1U << sk;
+			seen_sock |= 1U << sk;
 		} else {
 			SPEC_ERR("unknown key '%s'", spec, key);
 		}
@@ -334,6 +468,19 @@ int conf_parse_port(const char *spec, unsigned int index,
 					 spec, val);
 			continue;
 		}
+		l2 = conf_l2_key(key, vhost);
+		if (l2 >= 0) {
+			if (conf_parse_l2(spec, l2, val, out, err, errlen))
+				return -EINVAL;
+			continue;
+		}
+		sk = conf_sock_key(key);
+		if (sk >= 0) {
+			if (conf_sock_parse(&out->sock, sk, val, "--port", spec,
+					    err, errlen))
+				return -EINVAL;
+			continue;
+		}
 
 		if (!strcmp(key, "name")) {
 			if (!conf_copy(out->name, sizeof(out->name), val))
@@ -370,8 +517,14 @@ int conf_parse_port(const char *spec, unsigned int index,
 		}
 	}
 
+	if (!(seen_l2 & 1U << CONF_L2_MAX_MACS))
+		out->max_macs = vhost ? CONF_MAX_MACS_VHOST : CONF_MAX_MACS_TAP;
 	if (vhost && !seen_path)
 		SPEC_ERR("missing required key 'path'", spec);
+	if (seen_sock && out->client)
+		SPEC_ERR("owner, group, mode, allow-uid and allow-gid are "
+			 "for a socket vhostd listens on, not with 'client'",
+			 spec);
 	if (!vhost && !seen_ifname)
 		SPEC_ERR("missing required key 'ifname'", spec);
 	if (!seen_name)
@@ -382,7 +535,8 @@ int conf_parse_port(const char *spec, unsigned int index,
 }
 
 /**
- * conf_check_ports() - reject two ports sharing a name, path or ifname
+ * conf_check_ports() - reject two ports sharing a name, path, ifname or
+ *			a locked MAC
  * @c:		parsed configuration
  * @err:	one-line error message on failure
  * @errlen:	size of @err
@@ -413,6 +567,15 @@ static int conf_check_ports(const struct conf *c, char *err, size_t errlen)
 						"vhostd: ports '%s' and '%s' "
 						"both use ifname '%s'",
 						b->name, a->name, a->ifname);
+			if (a->has_mac && b->has_mac &&
+			    !memcmp(a->mac, b->mac, sizeof(a->mac)))
+				return conf_err(err, errlen,
+						"vhostd: ports '%s' and '%s' "
+						"are both locked to mac "
+						"%02x:%02x:%02x:%02x:%02x:%02x",
+						b->name, a->name, a->mac[0],
+						a->mac[1], a->mac[2], a->mac[3],
+						a->mac[4], a->mac[5]);
 		}
 		if (*c->ctl_path && !strcmp(a->path, c->ctl_path))
 			return conf_err(err, errlen,
@@ -435,19 +598,30 @@ void conf_usage(void *f)
 "Ports (repeatable, at most 64; keys are comma separated, ',,' is a\n"
 "literal comma inside a value):\n"
 "  --port vhost-user,path=SOCK[,name=NAME][,client][,queues=1][,offload=on|off]\n"
-"              [,max-mem=SIZE]\n"
+"              [,max-mem=SIZE][,mac=MAC][,owner=U][,group=G][,mode=M]\n"
+"              [,allow-uid=U[:U]...][,allow-gid=G[:G]...]\n"
 "        a QEMU guest.  vhostd listens on the unix socket SOCK (QEMU:\n"
 "        -chardev socket,path=SOCK,reconnect=1); with 'client' vhostd\n"
 "        connects to SOCK instead (QEMU: -chardev socket,server=on).\n"
 "        queues: queue pairs; only 1 is supported for now.\n"
 "        max-mem: guest memory vhostd may map for it (K, M, G, T;\n"
 "        default 1T); it must be on tmpfs (memfd) or hugetlbfs.\n"
+"        owner, group, mode: of the socket file (default: vhostd's user\n"
+"        and group, 0660); allow-uid/allow-gid: only peers with one of\n"
+"        these uids or gids (SO_PEERCRED) are served.\n"
+"        mac: the guest's MAC; frames from any other source MAC are\n"
+"        dropped, and no other port can take this MAC over.\n"
 "  --port tap,ifname=IF[,name=NAME][,offload=on|off][,direct=on|off]\n"
 "        a TAP interface IF created (or attached, if persistent) in\n"
 "        vhostd's network namespace; vhostd does not configure it.\n"
 "        direct=off: no tun queue per guest (no eBPF steering); frames\n"
 "        from the kernel are read into vhostd's buffers, then copied\n"
 "        into the guest (default on: one read into the guest's buffers).\n"
+"  max-macs=N: MACs the port may have learned at once, 0-4096 (default\n"
+"        64, tap 1024; 0: none).  Beyond it sources are not learned.\n"
+"  flood-rate=N: broadcast, multicast and unknown-unicast frames per\n"
+"        second the port may send, 0-100000000 (default 1000; 0: no\n"
+"        limit); flood-burst=N: at once (default max(128, rate/50)).\n"
 "  offload=off: offer no checksum/TSO/USO offloads on this port (default\n"
 "        on: 64 KiB TSO frames travel whole where both ends allow it).\n"
 "  NAME defaults to vu<i> / tap<i>, i being the port's position (from 0)\n"
@@ -455,6 +629,12 @@ void conf_usage(void *f)
 "\n"
 "Options:\n"
 "  -c, --ctl PATH       control socket for vhostctl (default: none)\n"
+"      --ctl-perm KEYS  owner=U,group=G,mode=M,allow-uid=..,allow-gid=..\n"
+"                       of the control socket (as on a vhost-user port)\n"
+"      --user USER[:GROUP]  after start-up run as USER (root only),\n"
+"                       keeping no capability a running vhostd does not\n"
+"                       need; GROUP: no supplementary groups\n"
+"      --no-sandbox     no seccomp syscall filter (for debugging)\n"
 "  -w, --workers N      datapath threads, 1-16 (default 1)\n"
 "  -P, --poll-us N      busy-poll N microseconds after a queue runs dry\n"
 "                       before sleeping, 0-1000000 (default 50; 0: sleep\n"
@@ -482,9 +662,19 @@ void conf_usage(void *f)
 	      (FILE *)f);
 }
 
+/* Long-only options: values past any character. */
+enum {
+	CONF_OPT_CTL_PERM = 0x100,
+	CONF_OPT_USER,
+	CONF_OPT_NO_SANDBOX,
+};
+
 static const struct option conf_options[] = {
 	{ "port",	required_argument,	NULL, 'p' },
 	{ "ctl",	required_argument,	NULL, 'c' },
+	{ "ctl-perm",	required_argument,	NULL, CONF_OPT_CTL_PERM },
+	{ "user",	required_argument,	NULL, CONF_OPT_USER },
+	{ "no-sandbox",	no_argument,		NULL, CONF_OPT_NO_SANDBOX },
 	{ "workers",	required_argument,	NULL, 'w' },
 	{ "poll-us",	required_argument,	NULL, 'P' },
 	{ "fdb-age",	required_argument,	NULL, 'a' },
@@ -537,12 +727,16 @@ static int conf_parse_num_opt(const char *opt, const char *val,
 int conf_parse(int argc, char **argv, struct conf *c, char *err,
 	       size_t errlen)
 {
+	bool ctl_perm = false;
 	int opt, r;
 
 	memset(c, 0, sizeof(*c));
 	c->workers = 1;
 	c->poll_us = CONF_POLL_US_DEFAULT;
 	c->fdb_age_s = 300;
+	conf_sock_init(&c->ctl_sock);
+	c->user.uid = CONF_ID_NONE;
+	c->user.gid = CONF_ID_NONE;
 	if (err && errlen)
 		*err = '\0';
 
@@ -573,6 +767,21 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 						"vhostd: --ctl: path too long "
 						"(max %zu bytes)",
 						sizeof(c->ctl_path) - 1);
+			break;
+		case CONF_OPT_CTL_PERM:
+			r = conf_sock_parse_spec(optarg, &c->ctl_sock,
+						 "--ctl-perm", err, errlen);
+			if (r)
+				return r;
+			ctl_perm = true;
+			break;
+		case CONF_OPT_USER:
+			r = conf_parse_user(optarg, &c->user, err, errlen);
+			if (r)
+				return r;
+			break;
+		case CONF_OPT_NO_SANDBOX:
+			c->no_sandbox = true;
 			break;
 		case 'w':
 			r = conf_parse_num_opt("workers", optarg, 1,
@@ -622,5 +831,8 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 		return conf_err(err, errlen,
 				"vhostd: unexpected argument '%s' (see --help)",
 				argv[optind]);
+	if (ctl_perm && !*c->ctl_path)
+		return conf_err(err, errlen,
+				"vhostd: --ctl-perm without --ctl");
 	return conf_check_ports(c, err, errlen);
 }

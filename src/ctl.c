@@ -24,12 +24,12 @@
 #include "log.h"
 #include "stats.h"
 #include "switch.h"
+#include "usock.h"
 #include "util.h"
 
 #define CTL_IO_TIMEOUT_MS	200		/* per read/write */
 #define CTL_DEADLINE_NS		500000000ULL	/* whole exchange */
 #define CTL_REPLY_MAX		(8U << 20)	/* bytes; fdb is ~300 KiB */
-#define CTL_SOCK_MODE		0660
 
 /**
  * struct ctl_buf - a growing reply
@@ -50,6 +50,8 @@ struct ctl_buf {
  */
 static dev_t ctl_dev;
 static ino_t ctl_ino;
+/* --ctl-perm: the socket's peer allow-list, checked at each accept. */
+static struct conf_sock ctl_sock;
 
 /**
  * ctl_printf() - append to a reply
@@ -191,11 +193,23 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 				   (unsigned long long)
 				   port_stat(p, direct_fallbacks[d]));
 		ctl_printf(b, "}},\"irqs\":%llu,\"kicks\":%llu,"
-			   "\"rx_staged\":%llu,\"steer_syncs\":%llu}",
+			   "\"rx_staged\":%llu,\"steer_syncs\":%llu,"
+			   "\"macs\":%u,\"learn_refused\":{",
 			   (unsigned long long)port_stat(p, irqs),
 			   (unsigned long long)port_stat(p, kicks),
 			   (unsigned long long)port_stat(p, rx_staged),
-			   (unsigned long long)port_stat(p, steer_syncs));
+			   (unsigned long long)port_stat(p, steer_syncs),
+			   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
+		for (d = 0; d < STATS_LEARN_COUNT; d++)
+			ctl_printf(b, "%s\"%s\":%llu", d ? "," : "",
+				   stats_learn_names[d],
+				   (unsigned long long)
+				   port_stat(p, learn_refused[d]));
+		ctl_printf(b, "},\"peer_refused\":%llu,\"polls\":%llu,"
+			   "\"connects\":%llu}",
+			   (unsigned long long)port_stat(p, peer_refused),
+			   (unsigned long long)port_stat(p, polls),
+			   (unsigned long long)port_stat(p, connects));
 		first = false;
 	}
 	ctl_printf(b, "%s]}\n", first ? "" : "\n");
@@ -203,13 +217,12 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 }
 
 /**
- * ctl_cmd_fdb() - "fdb": the learned MACs
+ * ctl_cmd_fdb() - "fdb": the MAC table, learned and static entries
  * @b:		reply
  * Return: 0
  *
  * Reads slots with the same atomic loads as the datapath; the listing is
- * a snapshot that may be stale by the time it is printed.  A key whose
- * MAC bits are zero is empty or deleted (see the DOC in fdb.c).
+ * a snapshot that may be stale by the time it is printed.
  */
 static int ctl_cmd_fdb(struct ctl_buf *b)
 {
@@ -220,26 +233,20 @@ static int ctl_cmd_fdb(struct ctl_buf *b)
 
 	ctl_printf(b, "{\"age_limit\":%u,\"fdb\":[", f->age_s);
 	for (i = 0; i < FDB_SIZE; i++) {
-		const struct fdb_slot *s = &f->slots[i];
-		uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
-		int32_t age = (int32_t)(now - __atomic_load_n(&s->seen,
-							      __ATOMIC_RELAXED));
-		unsigned int port = (unsigned int)(k >> 48) - 1;
 		const struct port *p;
+		struct fdb_entry e;
+		int32_t age;
 
-		if (!(k & ((1ULL << 48) - 1)))
+		if (!fdb_entry_get(f, i, &e))
 			continue;
-		p = switch_port(port);
+		age = e.is_static ? 0 : (int32_t)(now - e.seen);
+		p = switch_port(e.port);
 		ctl_printf(b, "%s\n{\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
-			   "\"port\":", first ? "" : ",",
-			   (unsigned int)(k >> 40) & 0xff,
-			   (unsigned int)(k >> 32) & 0xff,
-			   (unsigned int)(k >> 24) & 0xff,
-			   (unsigned int)(k >> 16) & 0xff,
-			   (unsigned int)(k >> 8) & 0xff,
-			   (unsigned int)k & 0xff);
+			   "\"port\":", first ? "" : ",", e.mac[0], e.mac[1],
+			   e.mac[2], e.mac[3], e.mac[4], e.mac[5]);
 		ctl_json_str(b, p ? p->name : "");
-		ctl_printf(b, ",\"idx\":%u,\"age\":%d}", port, MAX(age, 0));
+		ctl_printf(b, ",\"idx\":%u,\"age\":%d,\"static\":%s}",
+			   e.port, MAX(age, 0), e.is_static ? "true" : "false");
 		first = false;
 	}
 	ctl_printf(b, "%s]}\n", first ? "" : "\n");
@@ -279,6 +286,12 @@ static const struct ctl_metric ctl_metrics[] = {
 	  offsetof(struct port_stats, rx_staged) },
 	{ "steer_syncs_total", "TAP steering map syncs with the MAC table.",
 	  offsetof(struct port_stats, steer_syncs) },
+	{ "peer_refused_total", "Connections refused: peer uid/gid not on "
+	  "the socket's allow-list.", offsetof(struct port_stats, peer_refused) },
+	{ "polls_total", "Worker turns that took frames from the port.",
+	  offsetof(struct port_stats, polls) },
+	{ "connects_total", "vhost-user front end connections.",
+	  offsetof(struct port_stats, connects) },
 };
 
 /**
@@ -372,6 +385,38 @@ static int ctl_cmd_metrics(struct ctl_buf *b)
 				   (unsigned long long)
 				   port_stat(p, direct_fallbacks[d]));
 		}
+	}
+
+	ctl_printf(b, "# HELP vhostd_port_learn_refused_total Source MACs "
+		   "from the port not learned, by reason.\n"
+		   "# TYPE vhostd_port_learn_refused_total counter\n");
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+
+		if (!p)
+			continue;
+		for (d = 0; d < STATS_LEARN_COUNT; d++) {
+			ctl_printf(b, "vhostd_port_learn_refused_total");
+			ctl_prom_port_labels(b, p);
+			ctl_printf(b, ",reason=\"%s\"} %llu\n",
+				   stats_learn_names[d],
+				   (unsigned long long)
+				   port_stat(p, learn_refused[d]));
+		}
+	}
+
+	ctl_printf(b, "# HELP vhostd_port_macs MACs the port has learned "
+		   "(against its max-macs).\n"
+		   "# TYPE vhostd_port_macs gauge\n");
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+
+		if (!p)
+			continue;
+		ctl_printf(b, "vhostd_port_macs");
+		ctl_prom_port_labels(b, p);
+		ctl_printf(b, "} %u\n",
+			   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
 	}
 
 	ctl_printf(b, "# HELP vhostd_fdb_entries MAC addresses in the "
@@ -590,6 +635,7 @@ static int ctl_write_all(int fd, const char *p, size_t len,
 void ctl_handle(int lfd)
 {
 	uint64_t deadline = now_ns() + CTL_DEADLINE_NS;
+	struct usock_peer peer;
 	char line[CTL_LINE_MAX];
 	char *reply = NULL;
 	size_t len = 0;
@@ -598,6 +644,13 @@ void ctl_handle(int lfd)
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;		/* spurious wakeup, or the client gave up */
+	if (!usock_peer_ok(fd, &ctl_sock, &peer)) {
+		src_warn(NULL, "ctl: refusing client pid %d uid %u gid %u: not "
+			 "on the --ctl-perm allow-list", peer.pid, peer.uid,
+			 peer.gid);
+		close(fd);
+		return;
+	}
 
 	n = ctl_read_line(fd, line, deadline);
 	if (n == -EMSGSIZE || n == -EINVAL) {
@@ -608,14 +661,14 @@ void ctl_handle(int lfd)
 		goto out;
 	}
 	if (n < 0) {
-		debug("ctl: client dropped: %s", strerror(-n));
+		src_debug(NULL, "ctl: client dropped: %s", strerror(-n));
 		goto out;
 	}
 	if (ctl_exec(line, &reply, &len) == -ENOMEM && !reply)
 		goto out;
 	n = ctl_write_all(fd, reply, len, deadline);
 	if (n < 0)
-		debug("ctl: reply not delivered: %s", strerror(-n));
+		src_debug(NULL, "ctl: reply not delivered: %s", strerror(-n));
 out:
 	free(reply);
 	close(fd);
@@ -624,13 +677,15 @@ out:
 /**
  * ctl_open() - create the control socket
  * @path:	filesystem path, shorter than sun_path
+ * @s:		--ctl-perm: mode (default 0660: the commands only read, but
+ *		counters and MAC addresses are still not for every local
+ *		user), owner, group, peer allow-list
  * Return: listening fd (non-blocking), or -errno: -EADDRINUSE if another
  *	   process serves @path, -EEXIST if @path is not a socket
  *
- * Context: start-up.  The socket is mode 0660: the commands only read,
- * but counters and MAC addresses are still not for every local user.
+ * Context: start-up.
  */
-int ctl_open(const char *path)
+int ctl_open(const char *path, const struct conf_sock *s)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
@@ -665,13 +720,12 @@ int ctl_open(const char *path)
 			return -errno;
 	}
 
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		rc = -errno;
-		goto err;
-	}
 	/* Nobody can connect before listen(): no window with a wider mode. */
-	if (chmod(path, CTL_SOCK_MODE) < 0 || lstat(path, &st) < 0 ||
-	    listen(fd, 16) < 0) {
+	rc = usock_bind(fd, path, s);
+	if (rc < 0)
+		goto err;
+	ctl_sock = *s;
+	if (lstat(path, &st) < 0 || listen(fd, 16) < 0) {
 		rc = -errno;
 		unlink(path);
 		goto err;

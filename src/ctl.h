@@ -12,19 +12,23 @@
 
 #include <stddef.h>
 
+#include "conf.h"
+
 #define CTL_LINE_MAX	256	/* longest command line accepted */
 
 /*
- * ctl_open()	create the listening socket at @path (a stale socket file
- *		is replaced; a live daemon's is not): fd or -errno.
- * ctl_handle()	@lfd is readable: serve one client, start to end.
+ * ctl_open()	create the listening socket at @path with @s's mode, owner
+ *		and group (a stale socket file is replaced; a live
+ *		daemon's is not): fd or -errno.
+ * ctl_handle()	@lfd is readable: serve one client, start to end (a
+ *		client not on @s's allow-list is closed at once).
  * ctl_close()	close @lfd and remove @path if it is still ours.
  * ctl_exec()	run one command line; *@reply is a malloc'd NUL-terminated
  *		string the caller frees (NULL on -ENOMEM).  Returns 0, or
  *		-EINVAL when the reply is an error object.  For tests and
  *		fuzzing: ctl_handle() is transport around it.
  */
-int ctl_open(const char *path);
+int ctl_open(const char *path, const struct conf_sock *s);
 void ctl_handle(int lfd);
 void ctl_close(int lfd, const char *path);
 int ctl_exec(const char *line, char **reply, size_t *len);

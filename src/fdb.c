@@ -2,8 +2,9 @@
 /* fdb.c - the MAC learning table: lock-free open addressing
  *
  * Owns the MAC -> port map shared by every worker (learn, lookup) and the
- * control thread (age, flush, listing through ctl).  See fdb.h for the
- * contract and the DOC below for why the concurrency is correct.
+ * control thread (age, flush, static entries, listing through ctl), and
+ * each port's count of learned entries against its quota.  See fdb.h for
+ * the contract and the DOC below for why the concurrency is correct.
  */
 #include <errno.h>
 #include <string.h>
@@ -15,18 +16,19 @@
 /**
  * DOC: Theory of Operation
  *
- * Slots.  A slot's @key packs a MAC (low 48 bits) and port + 1 (high 16
- * bits) into one word, so an entry appears, moves and disappears with a
- * single atomic store or compare-and-swap: a reader never sees half an
- * entry.  Three kinds of key exist:
+ * Slots.  A slot's @key packs a MAC (low 48 bits), port + 1 (bits 48-62)
+ * and a static flag (bit 63) into one word, so an entry appears, moves
+ * and disappears with a single atomic store or compare-and-swap: a reader
+ * never sees half an entry.  Four kinds of key exist:
  *
- *   0			empty: never used since fdb_init()
- *   FDB_TOMB		deleted: MAC 0, port field 1
- *   MAC | (port+1)<<48	live, MAC != 0
+ *   0				empty: never used since fdb_init()
+ *   FDB_TOMB			deleted: MAC 0, port field 1
+ *   MAC | (port+1)<<48		learned ("dynamic"), MAC != 0
+ *   ... | FDB_STATIC		static: never aged, moved or flushed
  *
  * The all-zero MAC is never learned (it is not a station address), so
- * "MAC bits != 0" is the one test for a live key -- ctl.c relies on it
- * when it lists the table.
+ * "MAC bits != 0" is the one test for a live key; listings go through
+ * fdb_entry_get().
  *
  * Probing.  A MAC lives within FDB_PROBE slots of its hash, at the first
  * slot that was free (empty or deleted) when it was learned.  Lookups walk
@@ -37,7 +39,30 @@
  * fill with them; their only cost is that once a region has been used,
  * misses walk all FDB_PROBE slots (16 slots of 16 bytes: four cache lines).
  * The walk is bounded either way, which is what matters against a guest
- * that sprays source MACs: a full chain means "not learned, flood".
+ * that sprays source MACs.
+ *
+ * Quotas.  A guest that sprays source MACs must not be able to fill the
+ * table (every other guest's traffic would flood) nor push a victim's
+ * entry out.  So each port owns at most @max learned entries, counted in
+ * its @owned.  The count is taken *before* the compare-and-swap that
+ * creates or takes over an entry (and given back if that CAS fails), and
+ * given back *after* the CAS that deletes one, by whoever won that CAS:
+ * the learner that moved the entry away, the ager, a flush, a dedup.  So
+ * at every instant a port's live entries <= @owned <= @max, and once
+ * nobody is learning, @owned equals its live entries exactly (the unit
+ * test checks both against concurrent learners, ager and flushes).  A
+ * refresh changes no key and touches no count: steady traffic stays free.
+ *
+ * Under pressure (a full probe chain), a learner still under its quota
+ * may replace the entry of a port that is *at* its quota -- the largest
+ * such holder in the chain.  A port at its quota never evicts anyone and
+ * never takes over another port's MAC: the sprayer loses, not its victims.
+ *
+ * Static entries (a port locked to its MAC, fdb_static_add()) are written
+ * by the control thread.  Learners treat them as final: a static MAC seen
+ * on another port is refused (FDB_LEARN_LOCKED), the ager skips them,
+ * fdb_flush_port() leaves them, and a dedup never deletes one.  They do
+ * not count against the quota.
  *
  * Races.  Workers learn concurrently, the control thread ages and flushes:
  *
@@ -48,10 +73,13 @@
  * - Two learners of one MAC can still claim two different slots when the
  *   table changed between their scans (a tombstone appeared earlier in the
  *   chain).  After a successful claim the learner rescans the chain and
- *   deletes whichever copy sits later: its own if another is earlier,
- *   else the other.  Of two racing claims, the later one's rescan sees
- *   both copies, so the duplicate does not survive, and the copy kept is
- *   the earliest -- the one lookups find.
+ *   deletes whichever copy sits later: its own if another is earlier (or
+ *   the other is static), else the other.  Of two racing claims, the later
+ *   one's rescan sees both copies, so the duplicate does not survive, and
+ *   the copy kept is the earliest -- the one lookups find.  A static
+ *   install dedups the same way, keeping the static copy; and since a
+ *   dynamic copy moved by a third learner at the wrong moment could
+ *   escape both rescans, the ager repeats the static dedup every second.
  * - A move is a CAS from the old key to the new one (after storing @seen),
  *   so it fails, and is retried, if the ager or a flush deleted the entry
  *   meanwhile: a re-learn always wins over a removal.
@@ -70,8 +98,13 @@
 
 #define FDB_MAC_MASK	((1ULL << 48) - 1)
 #define FDB_PORT_SHIFT	48
+#define FDB_PORT_MASK	0x7fffULL
+#define FDB_STATIC	(1ULL << 63)
 #define FDB_TOMB	(1ULL << FDB_PORT_SHIFT)
 #define FDB_RETRIES	8	/* CAS losses before giving up one learn */
+#define FDB_EVICT_RETRY	FDB_LEARN_COUNT	/* fdb_evict(): chain changed */
+
+_Static_assert(FDB_PORTS < FDB_PORT_MASK, "port + 1 must fit in 15 bits");
 
 static uint64_t fdb_seed;
 
@@ -104,6 +137,12 @@ static inline unsigned int fdb_hash(uint64_t m)
 	return (unsigned int)(x & (FDB_SIZE - 1));
 }
 
+static inline struct fdb_slot *fdb_at(struct fdb *f, unsigned int home,
+				      unsigned int i)
+{
+	return &f->slots[(home + i) & (FDB_SIZE - 1)];
+}
+
 static inline uint64_t fdb_key_load(const struct fdb_slot *s)
 {
 	return __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
@@ -128,17 +167,89 @@ static inline bool fdb_key_live(uint64_t k)
 	return (k & FDB_MAC_MASK) != 0;
 }
 
+static inline bool fdb_key_static(uint64_t k)
+{
+	return (k & FDB_STATIC) != 0;
+}
+
+/* Port index of a live key. */
+static inline uint16_t fdb_key_port(uint64_t k)
+{
+	return (uint16_t)(((k >> FDB_PORT_SHIFT) & FDB_PORT_MASK) - 1);
+}
+
+/**
+ * fdb_quota_take() - count one more learned entry for @port, if allowed
+ * @f:		table
+ * @port:	port index, < FDB_PORTS
+ * Return: true if @port was under its quota (and now counts one more)
+ *
+ * Context: any thread.  The counts guard no memory: relaxed is enough.
+ */
+static bool fdb_quota_take(struct fdb *f, uint16_t port)
+{
+	struct fdb_port *fp = &f->ports[port];
+	uint32_t max = __atomic_load_n(&fp->max, __ATOMIC_RELAXED);
+	uint32_t c = __atomic_load_n(&fp->owned, __ATOMIC_RELAXED);
+
+	do {
+		if (c >= max)
+			return false;
+	} while (!__atomic_compare_exchange_n(&fp->owned, &c, c + 1, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+/**
+ * fdb_quota_put() - one learned entry of @port is gone (or was not made)
+ * @f:		table
+ * @port:	port index, < FDB_PORTS
+ */
+static inline void fdb_quota_put(struct fdb *f, uint16_t port)
+{
+	__atomic_fetch_sub(&f->ports[port].owned, 1, __ATOMIC_RELAXED);
+}
+
+/**
+ * fdb_replace() - replace the learned entry @old at @s, if still there
+ * @f:		table
+ * @s:		slot
+ * @old:	the live, dynamic key we judged
+ * @new:	what goes there instead (FDB_TOMB to delete)
+ * Return: true if we won (and gave @old's port its count back)
+ */
+static bool fdb_replace(struct fdb *f, struct fdb_slot *s, uint64_t old,
+			uint64_t new)
+{
+	if (!fdb_key_cas(s, old, new))
+		return false;
+	fdb_quota_put(f, fdb_key_port(old));
+	return true;
+}
+
+static inline bool fdb_del(struct fdb *f, struct fdb_slot *s, uint64_t k)
+{
+	return fdb_replace(f, s, k, FDB_TOMB);
+}
+
 /**
  * fdb_init() - empty the table and set the ageing time
  * @f:		table
  * @age_s:	ageing time in seconds; 0 = entries never age
  *
+ * Every port's quota is FDB_SIZE (no limit) until fdb_set_max().
+ *
  * Context: before any worker uses @f (it is not atomic).
  */
 void fdb_init(struct fdb *f, uint32_t age_s)
 {
+	unsigned int i;
+
 	memset(f, 0, sizeof(*f));
 	f->age_s = age_s;
+	for (i = 0; i < FDB_PORTS; i++)
+		f->ports[i].max = FDB_SIZE;
 	if (!fdb_seed) {
 		uint64_t seed;
 
@@ -150,12 +261,44 @@ void fdb_init(struct fdb *f, uint32_t age_s)
 }
 
 /**
+ * fdb_set_max() - set a port's quota of learned entries
+ * @f:		table
+ * @port:	port index
+ * @max:	entries, at most FDB_SIZE; 0: the port learns nothing
+ *
+ * Context: control thread, before the port forwards (a lower quota does
+ * not delete what the port owns already).
+ */
+void fdb_set_max(struct fdb *f, uint16_t port, uint32_t max)
+{
+	if (port >= FDB_PORTS)
+		return;
+	__atomic_store_n(&f->ports[port].max, MIN(max, (uint32_t)FDB_SIZE),
+			 __ATOMIC_RELAXED);
+}
+
+/**
+ * fdb_port_macs() - learned entries a port owns
+ * @f:		table
+ * @port:	port index
+ * Return: the count (with learns in flight; a snapshot)
+ */
+unsigned int fdb_port_macs(const struct fdb *f, uint16_t port)
+{
+	if (port >= FDB_PORTS)
+		return 0;
+	return __atomic_load_n(&f->ports[port].owned, __ATOMIC_RELAXED);
+}
+
+/**
  * fdb_dedup() - keep only the earliest copy of a MAC in its chain
  * @f:		table
  * @m:		MAC
  * @home:	the MAC's home slot
  * @pos:	probe distance of the copy we just claimed
- * @want:	the key we stored there
+ * @want:	the (dynamic) key we stored there
+ *
+ * A static copy anywhere wins over ours.
  *
  * Context: any worker, right after a successful insert (rare).
  */
@@ -165,7 +308,7 @@ static void fdb_dedup(struct fdb *f, uint64_t m, unsigned int home,
 	unsigned int i;
 
 	for (i = 0; i < FDB_PROBE; i++) {
-		struct fdb_slot *s = &f->slots[(home + i) & (FDB_SIZE - 1)];
+		struct fdb_slot *s = fdb_at(f, home, i);
 		uint64_t k;
 
 		if (i == pos)
@@ -175,40 +318,133 @@ static void fdb_dedup(struct fdb *f, uint64_t m, unsigned int home,
 			return;
 		if ((k & FDB_MAC_MASK) != m)
 			continue;
-		if (i < pos) {
-			/* Someone placed it earlier: ours is the copy
-			 * lookups would not find.  A failed CAS means it
-			 * already changed hands; leave it.
+		if (i < pos || fdb_key_static(k)) {
+			/* Someone placed it earlier, or for good: ours is
+			 * the copy to go.  A failed CAS means it already
+			 * changed hands; leave it.
 			 */
-			fdb_key_cas(&f->slots[(home + pos) & (FDB_SIZE - 1)],
-				    want, FDB_TOMB);
+			fdb_del(f, fdb_at(f, home, pos), want);
 			return;
 		}
-		fdb_key_cas(s, k, FDB_TOMB);	/* lost: gone anyway */
+		fdb_del(f, s, k);	/* lost: gone anyway */
 	}
+}
+
+/**
+ * fdb_static_dedup() - delete every learned copy of a static MAC
+ * @f:		table
+ * @m:		MAC
+ * @home:	its home slot
+ * @pos:	probe distance of the static copy
+ *
+ * Context: control thread (static install, ager).
+ */
+static void fdb_static_dedup(struct fdb *f, uint64_t m, unsigned int home,
+			     unsigned int pos)
+{
+	unsigned int i, tries;
+
+	for (i = 0; i < FDB_PROBE; i++) {
+		struct fdb_slot *s = fdb_at(f, home, i);
+
+		if (i == pos)
+			continue;
+		for (tries = 0; tries < FDB_RETRIES; tries++) {
+			uint64_t k = fdb_key_load(s);
+
+			if (!k)
+				return;
+			if ((k & FDB_MAC_MASK) != m || fdb_key_static(k) ||
+			    fdb_del(f, s, k))
+				break;
+		}
+	}
+}
+
+/**
+ * fdb_evict() - a learner under its quota meets a full chain
+ * @f:		table
+ * @m:		MAC to learn
+ * @home:	its home slot
+ * @port:	learner's port (its quota already taken for this entry)
+ * @want:	key to store
+ * @now:	now_s()
+ *
+ * Replaces the entry of the port holding the most entries among those in
+ * the chain that are at their quota; never a static entry, never one of
+ * @port's own, never one of a port under its quota.
+ *
+ * Return: FDB_LEARN_OK if replaced; FDB_LEARN_FULL if nothing in the
+ *	   chain may go; FDB_EVICT_RETRY if the chain changed under us (the
+ *	   caller retries).  On any result but OK the caller gives the
+ *	   quota back.
+ */
+static enum fdb_learn_rc fdb_evict(struct fdb *f, uint64_t m,
+				   unsigned int home, uint16_t port,
+				   uint64_t want, uint32_t now)
+{
+	struct fdb_slot *best = NULL;
+	uint32_t best_owned = 0;
+	uint64_t best_k = 0;
+	unsigned int i, best_pos = 0;
+
+	for (i = 0; i < FDB_PROBE; i++) {
+		uint64_t k = fdb_key_load(fdb_at(f, home, i));
+		const struct fdb_port *fp;
+		uint32_t owned;
+		uint16_t q;
+
+		if (!fdb_key_live(k))
+			return FDB_EVICT_RETRY;	/* room now: rescan */
+		if ((k & FDB_MAC_MASK) == m)
+			return FDB_EVICT_RETRY;	/* learned meanwhile */
+		q = fdb_key_port(k);
+		if (fdb_key_static(k) || q == port || q >= FDB_PORTS)
+			continue;
+		fp = &f->ports[q];
+		owned = __atomic_load_n(&fp->owned, __ATOMIC_RELAXED);
+		if (owned < __atomic_load_n(&fp->max, __ATOMIC_RELAXED) ||
+		    owned <= best_owned)
+			continue;
+		best = fdb_at(f, home, i);
+		best_k = k;
+		best_owned = owned;
+		best_pos = i;
+	}
+	if (!best)
+		return FDB_LEARN_FULL;
+	fdb_seen_store(best, now);
+	if (!fdb_replace(f, best, best_k, want))
+		return FDB_EVICT_RETRY;
+	fdb_dedup(f, m, home, best_pos, want);
+	return FDB_LEARN_OK;
 }
 
 /**
  * fdb_learn() - record that @mac was the source of a frame on @port
  * @f:		table
  * @mac:	source MAC; multicast and all-zero MACs are ignored
- * @port:	switch port index, < FDB_NO_PORT
+ * @port:	switch port index, < FDB_PORTS
  * @now:	now_s()
  *
+ * Return: what happened (enum fdb_learn_rc); the caller counts refusals
  * Context: any worker, concurrently with other learners, lookups, the
- * ager and flushes.  Never blocks; a full chain leaves @mac unlearned.
+ * ager and flushes.  Never blocks; a full chain, a full quota or a MAC
+ * static elsewhere leaves @mac unlearned (frames to it flood, or go to
+ * its static port).
  */
-void fdb_learn(struct fdb *f, const uint8_t mac[6], uint16_t port,
-	       uint32_t now)
+enum fdb_learn_rc fdb_learn(struct fdb *f, const uint8_t mac[6],
+			    uint16_t port, uint32_t now)
 {
 	uint64_t m = fdb_mac_to_key(mac), want;
+	enum fdb_learn_rc rc = FDB_LEARN_FULL;
 	unsigned int home, tries, i;
 
 	/* Callers check, but a multicast "source" learned here would
 	 * capture that group's traffic for one port.
 	 */
-	if ((mac[0] & 1) || !m || port >= FDB_NO_PORT)
-		return;
+	if ((mac[0] & 1) || !m || port >= FDB_PORTS)
+		return FDB_LEARN_IGNORED;
 	want = m | (uint64_t)(port + 1) << FDB_PORT_SHIFT;
 	home = fdb_hash(m);
 
@@ -218,24 +454,17 @@ void fdb_learn(struct fdb *f, const uint8_t mac[6], uint16_t port,
 		unsigned int free_pos = 0;
 
 		for (i = 0; i < FDB_PROBE; i++) {
-			struct fdb_slot *s = &f->slots[(home + i) &
-						       (FDB_SIZE - 1)];
+			struct fdb_slot *s = fdb_at(f, home, i);
 			uint64_t k = fdb_key_load(s);
 
-			if (!k) {
-				if (!free_slot) {
-					free_slot = s;
-					free_key = k;
-					free_pos = i;
-				}
-				break;
-			}
 			if (!fdb_key_live(k)) {
 				if (!free_slot) {
 					free_slot = s;
 					free_key = k;
 					free_pos = i;
 				}
+				if (!k)
+					break;
 				continue;
 			}
 			if ((k & FDB_MAC_MASK) != m)
@@ -248,27 +477,49 @@ void fdb_learn(struct fdb *f, const uint8_t mac[6], uint16_t port,
 				if (__atomic_load_n(&s->seen,
 						    __ATOMIC_RELAXED) != now)
 					fdb_seen_store(s, now);
-				return;
+				return FDB_LEARN_OK;
 			}
-			/* Moved: @seen first, so the ager never sees the
-			 * new key with the old time.
+			if (fdb_key_static(k))
+				return fdb_key_port(k) == port ?
+				       FDB_LEARN_OK : FDB_LEARN_LOCKED;
+			/* Another port's: a move, which takes one of our
+			 * quota like a new entry (a port at its quota
+			 * cannot take a victim's MAC over).  @seen first,
+			 * so the ager never sees the new key with the old
+			 * time.
 			 */
+			if (!fdb_quota_take(f, port))
+				return FDB_LEARN_QUOTA;
 			fdb_seen_store(s, now);
-			if (fdb_key_cas(s, k, want))
-				return;
+			if (fdb_replace(f, s, k, want))
+				return FDB_LEARN_OK;
+			fdb_quota_put(f, port);
 			goto retry;	/* aged, flushed or moved again */
 		}
 
-		if (!free_slot)
-			return;		/* chain full: frames to @mac flood */
+		if (!fdb_quota_take(f, port))
+			return FDB_LEARN_QUOTA;
+		if (!free_slot) {
+			/* Chain full: push out a port at its quota. */
+			rc = fdb_evict(f, m, home, port, want, now);
+			if (rc == FDB_LEARN_OK)
+				return rc;
+			fdb_quota_put(f, port);
+			if (rc == FDB_LEARN_FULL)
+				return rc;
+			rc = FDB_LEARN_FULL;
+			goto retry;
+		}
 		fdb_seen_store(free_slot, now);
 		if (fdb_key_cas(free_slot, free_key, want)) {
 			fdb_dedup(f, m, home, free_pos, want);
-			return;
+			return FDB_LEARN_OK;
 		}
+		fdb_quota_put(f, port);
 retry:
 		;
 	}
+	return rc;	/* lost every race: the next frame tries again */
 }
 
 /**
@@ -294,16 +545,130 @@ uint16_t fdb_lookup(const struct fdb *f, const uint8_t mac[6])
 		if (!k)
 			break;
 		if ((k & FDB_MAC_MASK) == m)
-			return (uint16_t)((k >> FDB_PORT_SHIFT) - 1);
+			return fdb_key_port(k);
 	}
 	return FDB_NO_PORT;
 }
 
 /**
- * fdb_age() - delete entries not seen for more than the ageing time
+ * fdb_static_add() - put @mac on @port for good
+ * @f:		table
+ * @mac:	unicast station address
+ * @port:	port index, < FDB_PORTS
+ *
+ * A learned entry of @mac (on any port) becomes the static one, in place;
+ * other learned copies are deleted.
+ *
+ * Return: 0; -EINVAL (not a station address, bad port), -EEXIST (static
+ *	   on another port), -ENOSPC (chain full of static entries or busy)
+ * Context: control thread.
+ */
+int fdb_static_add(struct fdb *f, const uint8_t mac[6], uint16_t port)
+{
+	uint64_t m = fdb_mac_to_key(mac), want;
+	unsigned int home, tries, i;
+
+	if ((mac[0] & 1) || !m || port >= FDB_PORTS)
+		return -EINVAL;
+	want = m | (uint64_t)(port + 1) << FDB_PORT_SHIFT | FDB_STATIC;
+	home = fdb_hash(m);
+
+	for (tries = 0; tries < FDB_RETRIES; tries++) {
+		struct fdb_slot *free_slot = NULL, *evict = NULL;
+		uint64_t free_key = 0, evict_key = 0;
+		unsigned int free_pos = 0, evict_pos = 0;
+
+		for (i = 0; i < FDB_PROBE; i++) {
+			struct fdb_slot *s = fdb_at(f, home, i);
+			uint64_t k = fdb_key_load(s);
+
+			if (!fdb_key_live(k)) {
+				if (!free_slot) {
+					free_slot = s;
+					free_key = k;
+					free_pos = i;
+				}
+				if (!k)
+					break;
+				continue;
+			}
+			if ((k & FDB_MAC_MASK) != m) {
+				if (!evict && !fdb_key_static(k)) {
+					evict = s;
+					evict_key = k;
+					evict_pos = i;
+				}
+				continue;
+			}
+			if (k == want) {
+				fdb_static_dedup(f, m, home, i);
+				return 0;
+			}
+			if (fdb_key_static(k))
+				return -EEXIST;
+			if (fdb_replace(f, s, k, want)) {
+				fdb_static_dedup(f, m, home, i);
+				return 0;
+			}
+			goto retry;
+		}
+		/* No @seen to store: static entries do not age. */
+		if (free_slot && fdb_key_cas(free_slot, free_key, want)) {
+			fdb_static_dedup(f, m, home, free_pos);
+			return 0;
+		}
+		/* Configuration outranks learning: a full chain gives up
+		 * a learned entry.
+		 */
+		if (!free_slot && evict &&
+		    fdb_replace(f, evict, evict_key, want)) {
+			fdb_static_dedup(f, m, home, evict_pos);
+			return 0;
+		}
+		if (!free_slot && !evict)
+			return -ENOSPC;
+retry:
+		;
+	}
+	return -ENOSPC;
+}
+
+/**
+ * fdb_static_del() - remove the static entry of @mac on @port
+ * @f:		table
+ * @mac:	station address
+ * @port:	port index
+ * Return: 0, or -ENOENT if there was none
+ * Context: control thread (port removed).
+ */
+int fdb_static_del(struct fdb *f, const uint8_t mac[6], uint16_t port)
+{
+	uint64_t m = fdb_mac_to_key(mac), want;
+	unsigned int home, i;
+
+	if (!m || port >= FDB_PORTS)
+		return -ENOENT;
+	want = m | (uint64_t)(port + 1) << FDB_PORT_SHIFT | FDB_STATIC;
+	home = fdb_hash(m);
+	for (i = 0; i < FDB_PROBE; i++) {
+		struct fdb_slot *s = fdb_at(f, home, i);
+		uint64_t k = fdb_key_load(s);
+
+		if (!k)
+			break;
+		/* Only the control thread writes static keys. */
+		if (k == want && fdb_key_cas(s, k, FDB_TOMB))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/**
+ * fdb_age() - delete learned entries not seen for more than the ageing
+ *	       time; re-check that no learned copy shadows a static entry
  * @f:		table
  * @now:	now_s()
- * Return: entries removed
+ * Return: entries removed by age
  *
  * Context: control thread, about once a second.  Concurrent learners
  * win: an entry whose key changed since we judged it is left alone.
@@ -312,8 +677,6 @@ unsigned int fdb_age(struct fdb *f, uint32_t now)
 {
 	unsigned int i, n = 0;
 
-	if (!f->age_s)
-		return 0;
 	for (i = 0; i < FDB_SIZE; i++) {
 		struct fdb_slot *s = &f->slots[i];
 		uint64_t k = fdb_key_load(s);
@@ -321,12 +684,22 @@ unsigned int fdb_age(struct fdb *f, uint32_t now)
 
 		if (!fdb_key_live(k))
 			continue;
+		if (fdb_key_static(k)) {
+			uint64_t m = k & FDB_MAC_MASK;
+			unsigned int home = fdb_hash(m);
+
+			fdb_static_dedup(f, m, home,
+					 (i - home) & (FDB_SIZE - 1));
+			continue;
+		}
+		if (!f->age_s)
+			continue;
 		/* Signed: a worker's clock read may be a tick ahead of ours. */
 		idle = (int32_t)(now - __atomic_load_n(&s->seen,
 						       __ATOMIC_RELAXED));
 		if (idle <= 0 || (uint32_t)idle <= f->age_s)
 			continue;
-		if (fdb_key_cas(s, k, FDB_TOMB))
+		if (fdb_del(f, s, k))
 			n++;
 	}
 	return n;
@@ -336,7 +709,7 @@ unsigned int fdb_age(struct fdb *f, uint32_t now)
  * fdb_flush_port() - forget every MAC learned on @port
  * @f:		table
  * @port:	port index
- * Return: entries removed
+ * Return: entries removed (static entries stay)
  *
  * Context: control thread (port removed, guest reconnected).  A worker
  * still forwarding from @port may re-learn a MAC right after; callers
@@ -347,15 +720,16 @@ unsigned int fdb_flush_port(struct fdb *f, uint16_t port)
 	uint64_t field = (uint64_t)(port + 1) << FDB_PORT_SHIFT;
 	unsigned int i, n = 0;
 
-	if (port >= FDB_NO_PORT)
+	if (port >= FDB_PORTS)
 		return 0;
 	for (i = 0; i < FDB_SIZE; i++) {
 		struct fdb_slot *s = &f->slots[i];
 		uint64_t k = fdb_key_load(s);
 
+		/* The port field with the static bit clear: learned only. */
 		if (!fdb_key_live(k) || (k & ~FDB_MAC_MASK) != field)
 			continue;
-		if (fdb_key_cas(s, k, FDB_TOMB))
+		if (fdb_del(f, s, k))
 			n++;
 	}
 	return n;
@@ -364,7 +738,8 @@ unsigned int fdb_flush_port(struct fdb *f, uint16_t port)
 /**
  * fdb_count() - entries in use
  * @f:		table
- * Return: live entries (a snapshot; may be stale by the time it returns)
+ * Return: live entries, static ones included (a snapshot; may be stale
+ *	   by the time it returns)
  */
 unsigned int fdb_count(const struct fdb *f)
 {
@@ -373,4 +748,33 @@ unsigned int fdb_count(const struct fdb *f)
 	for (i = 0; i < FDB_SIZE; i++)
 		n += fdb_key_live(fdb_key_load(&f->slots[i]));
 	return n;
+}
+
+/**
+ * fdb_entry_get() - read one slot
+ * @f:		table
+ * @i:		slot index, < FDB_SIZE
+ * @e:		out: the entry, if there is one
+ * Return: true if slot @i holds an entry
+ *
+ * Context: any thread; one atomic load of the key, so @e is consistent
+ * (its @seen may be a second newer than the key).
+ */
+bool fdb_entry_get(const struct fdb *f, unsigned int i, struct fdb_entry *e)
+{
+	uint64_t k;
+	int b;
+
+	if (i >= FDB_SIZE)
+		return false;
+	k = fdb_key_load(&f->slots[i]);
+	if (!fdb_key_live(k))
+		return false;
+	for (b = 0; b < 6; b++)
+		e->mac[b] = (uint8_t)(k >> (40 - 8 * b));
+	e->port = fdb_key_port(k);
+	e->is_static = fdb_key_static(k);
+	e->seen = e->is_static ? 0 :
+		  __atomic_load_n(&f->slots[i].seen, __ATOMIC_RELAXED);
+	return true;
 }

@@ -2,9 +2,11 @@
 /* main.c - vhostd: start-up, the control thread, shutdown
  *
  * Start-up is the only place allowed to die(): a bad command line exits 2
- * with one line on stderr, a port that cannot be created exits 1.  After
- * that the control thread runs the event loop until SIGINT/SIGTERM, and
- * nothing a guest, front end or ctl client sends can end the process.
+ * with one line on stderr, a port that cannot be created exits 1.  It
+ * ends with main_lockdown(): --user, capabilities, no_new_privs and the
+ * seccomp filter, before the workers start.  After that the control
+ * thread runs the event loop until SIGINT/SIGTERM, and nothing a guest,
+ * front end or ctl client sends can end the process.
  */
 #include <errno.h>
 #include <signal.h>
@@ -20,6 +22,9 @@
 #include "ctl.h"
 #include "evloop.h"
 #include "log.h"
+#include "port/tap_steer.h"
+#include "priv.h"
+#include "sandbox.h"
 #include "switch.h"
 #include "vhost/vu_dev.h"
 #include "worker.h"
@@ -107,6 +112,30 @@ static int main_setup_timer(void)
 	return fd;
 }
 
+/**
+ * main_lockdown() - start-up is over: give up what running does not need
+ *
+ * Every port's timer runs once first, so that what one port sets up for
+ * the others while it still may is in place: a TAP attaches a tun queue
+ * for each guest port (privileged), so none is attached later.  Then
+ * priv_drop() (--user, capabilities, no_new_privs) and the seccomp
+ * filter, before the workers start: they inherit both.
+ */
+static void main_lockdown(void)
+{
+	int rc;
+
+	switch_timer();
+	priv_drop(tap_steer_maps() > 0);
+	if (conf.no_sandbox) {
+		warn("--no-sandbox: running without the seccomp filter");
+		return;
+	}
+	rc = sandbox_install();
+	if (rc < 0)
+		die("seccomp: cannot install the filter: %s", strerror(-rc));
+}
+
 int main(int argc, char **argv)
 {
 	char errbuf[256];
@@ -123,6 +152,7 @@ int main(int argc, char **argv)
 	}
 	if (conf.verbose)
 		log_set_level(LOG_LVL_DEBUG);
+	priv_init(&conf.user);	/* --user is possible, or exit 2 now */
 
 	/* Workers inherit the blocked signal mask: only the control
 	 * thread's signalfd sees SIGINT/SIGTERM.
@@ -152,7 +182,7 @@ int main(int argc, char **argv)
 	}
 
 	if (conf.ctl_path[0]) {
-		ctl_fd = ctl_open(conf.ctl_path);
+		ctl_fd = ctl_open(conf.ctl_path, &conf.ctl_sock);
 		if (ctl_fd < 0 ||
 		    evloop_add(ctl_fd, EPOLLIN, main_on_ctl, NULL) < 0) {
 			err("ctl socket %s: %s", conf.ctl_path,
@@ -162,6 +192,7 @@ int main(int argc, char **argv)
 		}
 	}
 	timer_fd = main_setup_timer();
+	main_lockdown();
 
 	rc = worker_start();
 	if (rc < 0)

@@ -20,9 +20,11 @@ const char *const stats_drop_names[STATS_DROP_COUNT] = {
 	[STATS_DROP_PORT_DOWN]	= "port_down",
 	[STATS_DROP_IO_ERROR]	= "io_error",
 	[STATS_DROP_OFFLOAD]	= "offload",
+	[STATS_DROP_SPOOFED]	= "spoofed",
+	[STATS_DROP_STORM]	= "storm",
 };
 
-_Static_assert(STATS_DROP_OFFLOAD + 1 == STATS_DROP_COUNT,
+_Static_assert(STATS_DROP_STORM + 1 == STATS_DROP_COUNT,
 	       "a new drop reason needs a name in stats_drop_names[]");
 
 /* Indexed by enum stats_direct; same rules as stats_drop_names[]. */
@@ -37,3 +39,13 @@ const char *const stats_direct_names[STATS_DIRECT_COUNT] = {
 
 _Static_assert(STATS_DIRECT_MTU + 1 == STATS_DIRECT_COUNT,
 	       "a new direct fallback reason needs a name");
+
+/* Indexed by enum stats_learn; same rules as stats_drop_names[]. */
+const char *const stats_learn_names[STATS_LEARN_COUNT] = {
+	[STATS_LEARN_QUOTA]	= "quota",
+	[STATS_LEARN_LOCKED]	= "locked",
+	[STATS_LEARN_FULL]	= "full",
+};
+
+_Static_assert(STATS_LEARN_FULL + 1 == STATS_LEARN_COUNT,
+	       "a new learn refusal reason needs a name");

@@ -30,6 +30,10 @@ extern __thread unsigned int stats_slot;
  * @STATS_DROP_PORT_DOWN:	destination not ready (no guest, ring stopped)
  * @STATS_DROP_IO_ERROR:	read/write on a host fd failed
  * @STATS_DROP_OFFLOAD:		offload metadata we cannot honour
+ * @STATS_DROP_SPOOFED:		from a source MAC other than the one the
+ *				port is locked to (mac= port key)
+ * @STATS_DROP_STORM:		flooded frame (broadcast, multicast, unknown
+ *				unicast) beyond the source port's flood-rate
  * @STATS_DROP_COUNT:		number of reasons
  */
 enum stats_drop {
@@ -40,6 +44,8 @@ enum stats_drop {
 	STATS_DROP_PORT_DOWN,
 	STATS_DROP_IO_ERROR,
 	STATS_DROP_OFFLOAD,
+	STATS_DROP_SPOOFED,
+	STATS_DROP_STORM,
 	STATS_DROP_COUNT,
 };
 
@@ -74,6 +80,23 @@ enum stats_direct {
 extern const char *const stats_direct_names[STATS_DIRECT_COUNT];
 
 /**
+ * enum stats_learn - why a source MAC seen on a port was not learned there
+ *		      (the frame itself is still forwarded)
+ * @STATS_LEARN_QUOTA:	the port owns its max-macs learned MACs already
+ * @STATS_LEARN_LOCKED:	the MAC is locked (mac=) to another port
+ * @STATS_LEARN_FULL:	the MAC table has no room for it
+ * @STATS_LEARN_COUNT:	number of reasons
+ */
+enum stats_learn {
+	STATS_LEARN_QUOTA,
+	STATS_LEARN_LOCKED,
+	STATS_LEARN_FULL,
+	STATS_LEARN_COUNT,
+};
+
+extern const char *const stats_learn_names[STATS_LEARN_COUNT];
+
+/**
  * struct port_stats - counters of one port, seen from the port
  * @rx_packets:	frames received from the port's peer (into the switch)
  * @rx_bytes:	their bytes
@@ -94,6 +117,16 @@ extern const char *const stats_direct_names[STATS_DIRECT_COUNT];
  * @steer_syncs: TAP ports with eBPF queue steering: syncs of the steering
  *		map with the MAC table (once a second); a MAC learned before
  *		a sync began is steered once it ended.  0 on other ports
+ * @learn_refused: source MACs of frames from the port that were not
+ *		learned, by reason (counted once per burst and MAC)
+ * @peer_refused: vhost-user server: connections closed at accept because
+ *		the peer's uid/gid is not on the allow-list (allow-uid=,
+ *		allow-gid=)
+ * @polls:	worker turns that took frames from the port (a guest's TX
+ *		queue): rx_packets / polls is the frames per turn, at most
+ *		the worker's budget, fewer for long chains or big frames
+ * @connects:	vhost-user: front end connections accepted or made (what
+ *		the rate-limited log may no longer show line by line)
  */
 struct port_stats {
 	uint64_t rx_packets;
@@ -108,6 +141,10 @@ struct port_stats {
 	uint64_t kicks;
 	uint64_t rx_staged;
 	uint64_t steer_syncs;
+	uint64_t learn_refused[STATS_LEARN_COUNT];
+	uint64_t peer_refused;
+	uint64_t polls;
+	uint64_t connects;
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
 /**

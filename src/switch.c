@@ -22,6 +22,25 @@
  * (broadcast and multicast) and unknown unicast flood to every up port but
  * the source; known unicast goes to its port; a frame whose destination
  * sits on its own source port is filtered (no hairpin).
+ *
+ * L2 isolation, so that no guest can take another's traffic or drown it:
+ *
+ * - A port locked to a MAC (mac= port key) drops every frame from another
+ *   source MAC (drops.spoofed); its MAC is a static FDB entry, which no
+ *   frame from another port takes over (learn_refused.locked there).
+ * - Every other port learns at most its max-macs MACs (fdb.c, quotas);
+ *   the sources it is refused still forward (replies to them flood).
+ * - Storm control: each source port may flood (broadcast, multicast,
+ *   unknown unicast) flood-rate frames a second, in bursts of at most
+ *   flood-burst; the rest are dropped at the source (drops.storm) before
+ *   they cost any other port a copy.  A burst takes its tokens once, at
+ *   its first flooded frame (one clock read, one atomic operation) and
+ *   gives back what it did not use (storm.h).  The clock is
+ *   CLOCK_MONOTONIC_COARSE: a few ns through the vDSO, ticking every 1-4
+ *   ms, which the bucket depth (at least 20 ms of the rate) absorbs; a
+ *   burst that floods nothing reads no clock.
+ * The checks cost a known-unicast burst one compare per new source MAC
+ * (the lock) and nothing per frame.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,20 +48,53 @@
 #include <string.h>
 
 #include "log.h"
+#include "storm.h"
 #include "switch.h"
 #include "util.h"
+
+_Static_assert(SWITCH_PORTS_MAX <= FDB_PORTS,
+	       "every port needs a learning quota in the FDB");
+
+/**
+ * struct switch_l2 - a port's isolation settings and storm budget
+ * @storm:	flooded-frame budget, taken by the workers polling the port
+ * @mac:	the MAC the port is locked to, if @locked
+ * @locked:	only frames from @mac are accepted (static FDB entry)
+ *
+ * Written by the control thread before the port is in use; then only
+ * @storm changes (atomically, storm.h).
+ */
+struct switch_l2 {
+	struct storm storm;
+	uint8_t mac[ETH_ALEN];
+	bool locked;
+};
 
 /**
  * struct switch_ctx - the switch
  * @ports:	port table, indexed by port->idx
  * @nports:	highest slot in use + 1
  * @fdb:	MAC table
+ * @l2:		per-port isolation and storm control, indexed like @ports
  */
 static struct switch_ctx {
 	struct port ports[SWITCH_PORTS_MAX];
 	unsigned int nports;
 	struct fdb fdb;
+	struct switch_l2 l2[SWITCH_PORTS_MAX];
 } sw;
+
+/**
+ * switch_clock_ns() - the storm buckets' clock
+ * Return: CLOCK_MONOTONIC_COARSE, ns (see the DOC for why coarse)
+ */
+static inline uint64_t switch_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 /* MAC learning only needs to know which second it is, and ageing works
  * in whole seconds: the control thread's once-a-second tick is clock
@@ -61,11 +113,49 @@ void switch_init(uint32_t age_s)
 	unsigned int i;
 
 	memset(&sw.ports, 0, sizeof(sw.ports));
+	memset(&sw.l2, 0, sizeof(sw.l2));
 	for (i = 0; i < SWITCH_PORTS_MAX; i++)
 		sw.ports[i].idx = i;
 	sw.nports = 0;
 	__atomic_store_n(&switch_clock_s, now_s(), __ATOMIC_RELAXED);
 	fdb_init(&sw.fdb, age_s);
+}
+
+/**
+ * switch_l2_init() - a new port's isolation settings and storm budget
+ * @idx:	port index
+ * @spec:	its spec (max-macs, mac, flood-rate, flood-burst)
+ *
+ * Return: 0 or -errno from fdb_static_add()
+ * Context: control thread, before the port is in use
+ */
+static int switch_l2_init(unsigned int idx, const struct conf_port *spec)
+{
+	struct switch_l2 *l2 = &sw.l2[idx];
+
+	storm_init(&l2->storm, spec->flood_rate, spec->flood_burst,
+		   switch_clock_ns());
+	fdb_flush_port(&sw.fdb, (uint16_t)idx);
+	fdb_set_max(&sw.fdb, (uint16_t)idx, spec->max_macs);
+	l2->locked = spec->has_mac;
+	memcpy(l2->mac, spec->mac, ETH_ALEN);
+	if (!l2->locked)
+		return 0;
+	return fdb_static_add(&sw.fdb, l2->mac, (uint16_t)idx);
+}
+
+/**
+ * switch_l2_fini() - undo switch_l2_init() (the static entry)
+ * @idx:	port index
+ * Context: control thread
+ */
+static void switch_l2_fini(unsigned int idx)
+{
+	struct switch_l2 *l2 = &sw.l2[idx];
+
+	if (l2->locked)
+		fdb_static_del(&sw.fdb, l2->mac, (uint16_t)idx);
+	l2->locked = false;
 }
 
 /**
@@ -98,9 +188,16 @@ int switch_port_add(const struct conf_port *spec)
 	p->up = false;
 	p->ops = ops;
 	snprintf(p->name, sizeof(p->name), "%s", spec->name);
+	log_src_init(&p->log, p->name);
 	p->priv = calloc(1, ops->priv_size);
 	if (!p->priv)
 		return -ENOMEM;
+	rc = switch_l2_init(i, spec);
+	if (rc < 0) {
+		free(p->priv);
+		p->priv = NULL;
+		return rc;
+	}
 
 	/* Visible to workers before open registers any fd with them. */
 	__atomic_store_n(&p->in_use, true, __ATOMIC_RELEASE);
@@ -110,6 +207,7 @@ int switch_port_add(const struct conf_port *spec)
 	rc = ops->open(p, spec);
 	if (rc < 0) {
 		__atomic_store_n(&p->in_use, false, __ATOMIC_RELEASE);
+		switch_l2_fini(i);
 		free(p->priv);
 		p->priv = NULL;
 		return rc;
@@ -136,6 +234,7 @@ void switch_port_del(unsigned int idx)
 	__atomic_store_n(&p->up, false, __ATOMIC_RELEASE);
 	p->ops->close(p);
 	fdb_flush_port(&sw.fdb, (uint16_t)idx);
+	switch_l2_fini(idx);
 	__atomic_store_n(&p->in_use, false, __ATOMIC_RELEASE);
 	free(p->priv);
 	p->priv = NULL;
@@ -180,6 +279,55 @@ static bool eth_is_zero(const uint8_t *mac)
 }
 
 /**
+ * switch_learn() - learn @mac on @src, counting a refusal
+ * @src:	port the frame came from
+ * @mac:	its unicast, non-zero source MAC
+ * @now:	switch_now_s()
+ *
+ * Context: the worker that polled @src (also the TAP direct path).
+ */
+void switch_learn(struct port *src, const uint8_t *mac, uint32_t now)
+{
+	static const int8_t why[FDB_LEARN_COUNT] = {
+		[FDB_LEARN_OK]		= -1,
+		[FDB_LEARN_IGNORED]	= -1,
+		[FDB_LEARN_QUOTA]	= STATS_LEARN_QUOTA,
+		[FDB_LEARN_LOCKED]	= STATS_LEARN_LOCKED,
+		[FDB_LEARN_FULL]	= STATS_LEARN_FULL,
+	};
+	enum fdb_learn_rc rc = fdb_learn(&sw.fdb, mac, (uint16_t)src->idx,
+					 now);
+
+	if (unlikely(why[rc] >= 0))
+		stats_add(&port_ctr(src)->learn_refused[why[rc]], 1);
+}
+
+/**
+ * switch_src_ok() - may a frame from @smac on @src be forwarded; learn it
+ * @src:	source port
+ * @l2:		its isolation settings
+ * @smac:	the frame's source MAC
+ * @now:	switch_now_s()
+ *
+ * A guest may send any source MAC; only unicast ones are worth learning
+ * (a multicast "source" would let it capture a group address).  A port
+ * locked to a MAC accepts that one only, and need not learn it: it is a
+ * static entry already.
+ *
+ * Return: false if the frame must be dropped as spoofed
+ */
+static inline bool switch_src_ok(struct port *src,
+				 const struct switch_l2 *l2,
+				 const uint8_t *smac, uint32_t now)
+{
+	if (l2->locked)
+		return !memcmp(smac, l2->mac, ETH_ALEN);
+	if (!eth_is_group(smac) && !eth_is_zero(smac))
+		switch_learn(src, smac, now);
+	return true;
+}
+
+/**
  * switch_forward() - forward a burst received on @src
  * @src:	port the frames came from
  * @pkts:	frames (at most SWITCH_BURST are looked at per call; callers
@@ -198,10 +346,12 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 	unsigned int cnt[SWITCH_PORTS_MAX];
 	unsigned int nports = switch_port_count();
 	uint16_t sidx = (uint16_t)src->idx;
+	struct switch_l2 *l2 = &sw.l2[sidx];
 	const uint8_t *last_src = NULL, *last_dst = NULL;
 	uint16_t last_to = FDB_NO_PORT;
 	uint32_t now = switch_now_s();
-	unsigned int i, d;
+	unsigned int i, d, tokens = 0, spoofed = 0, storm = 0;
+	bool src_ok = true, took = false;
 
 	if (n > SWITCH_BURST)
 		n = SWITCH_BURST;
@@ -213,15 +363,16 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		const uint8_t *smac = pkt->eth.h_source;
 		uint16_t to;
 
-		/* A guest may send any source MAC; only unicast ones are
-		 * worth learning (a multicast "source" would let it capture
-		 * a group address).  A burst is mostly one flow: the table
-		 * is consulted once per new source and destination.
+		/* A burst is mostly one flow: the source is checked and
+		 * the table consulted once per new source and destination.
 		 */
 		if (!last_src || memcmp(smac, last_src, ETH_ALEN)) {
-			if (!eth_is_group(smac) && !eth_is_zero(smac))
-				fdb_learn(&sw.fdb, smac, sidx, now);
+			src_ok = switch_src_ok(src, l2, smac, now);
 			last_src = smac;
+		}
+		if (unlikely(!src_ok)) {
+			spoofed++;
+			continue;
 		}
 
 		if (!eth_is_group(dst)) {
@@ -242,7 +393,23 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 				continue;
 			}
 		}
-		/* Group address or unknown unicast: flood. */
+		/* Group address or unknown unicast: flood, within the
+		 * source's budget.  The first flooded frame takes tokens
+		 * for the whole rest of the burst; one it could not get is
+		 * not there to get.
+		 */
+		if (l2->storm.on) {
+			if (!tokens && !took) {
+				tokens = storm_admit(&l2->storm, n - i,
+						     switch_clock_ns);
+				took = true;
+			}
+			if (!tokens) {
+				storm++;
+				continue;
+			}
+			tokens--;
+		}
 		for (d = 0; d < nports; d++) {
 			if (d == sidx || !switch_port_is_up(&sw.ports[d]))
 				continue;
@@ -256,6 +423,12 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		if (cnt[d])
 			p->ops->xmit(p, out[d], cnt[d]);
 	}
+	if (tokens)
+		storm_give(&l2->storm, tokens);
+	if (unlikely(spoofed))
+		stats_add(&port_ctr(src)->drops[STATS_DROP_SPOOFED], spoofed);
+	if (unlikely(storm))
+		stats_add(&port_ctr(src)->drops[STATS_DROP_STORM], storm);
 }
 
 /**
@@ -272,9 +445,13 @@ void switch_timer(void)
 	for (i = 0; i < n; i++) {
 		struct port *p = switch_port(i);
 
-		if (p && p->ops->timer)
+		if (!p)
+			continue;
+		if (p->ops->timer)
 			p->ops->timer(p);
+		log_src_flush(&p->log);
 	}
+	log_src_flush(&log_src_global);
 }
 
 /**

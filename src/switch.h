@@ -28,6 +28,8 @@
  * switch_port()	port at @idx, or NULL if the slot is free.
  * switch_port_count()	highest index in use + 1.
  * switch_forward()	worker: forward @n frames received on @src.
+ * switch_learn()	worker: learn a frame's unicast source @mac on @src
+ *			(for frames that bypass switch_forward()).
  * switch_timer()	control, once a second: age the FDB, port timers.
  * switch_fdb()		the MAC table (for ctl and tests).
  * switch_now_s()	the switch's clock, seconds: now_s() as of the last
@@ -41,6 +43,7 @@ struct port *switch_port(unsigned int idx);
 unsigned int switch_port_count(void);
 void switch_forward(struct port *src, struct pkt *const *pkts,
 		    unsigned int n);
+void switch_learn(struct port *src, const uint8_t *mac, uint32_t now);
 void switch_timer(void);
 struct fdb *switch_fdb(void);
 

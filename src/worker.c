@@ -12,8 +12,12 @@
  * active source once with WORKER_BUDGET frames, so a flooding guest gets
  * its budget and then waits for everybody else (vhost-net's weights),
  * while a quiet guest under the same worker is still looked at every
- * pass.  Under load nothing is re-armed: no guest kicks, no interrupts
- * to us, no epoll_wait sleeps -- the worker polls while it pays.
+ * pass.  The budget is work, not just frames: a guest TX queue spends
+ * it by descriptors and bytes as well (port_vhost_poll()), so a guest
+ * whose chains are long or frames big gets fewer of them per turn, and
+ * no source's turn costs much more than an ordinary flooder's.  Under
+ * load nothing is re-armed: no guest kicks, no interrupts to us, no
+ * epoll_wait sleeps -- the worker polls while it pays.
  *
  * When a whole pass finds nothing, the worker keeps polling for up to
  * --poll-us microseconds (the seed's "poll before sleeping"), then arms
@@ -41,7 +45,9 @@
 _Static_assert(WORKERS_MAX + 1 <= STATS_SLOTS,
 	       "each worker needs its own counter slot (stats.h)");
 
-#define WORKER_BUDGET		64	/* frames per source per pass */
+#define WORKER_BUDGET		64	/* frames, or their worth, per source
+					 * per pass (port_vhost_poll())
+					 */
 #define WORKER_EVENTS		64	/* epoll events per wait */
 #define WORKER_SRC_MAX		(WORKER_EVENTS * 2)
 #define WORKER_STOP_PORT	0xffffffffu

@@ -162,9 +162,11 @@ static int vdrv_setup_mem(struct vdrv_dev *d)
 	ind = VDRV_ALIGN(32ULL * q, 4096);
 	sizes[0] = ring + ind + (d->rx_nbufs + 1) / 2 * rxl +
 		   (d->tx_slots + 1) / 2 * txl + 4096;
-	/* Spare room at the end of region 1 for evil descriptors. */
+	/* Spare room at the end of region 1 for evil descriptors, and for
+	 * vdrv_evil_chain()'s largest indirect table (sparse until used).
+	 */
 	sizes[1] = (d->rx_nbufs + 1) / 2 * rxl + (d->tx_slots + 1) / 2 * txl +
-		   65536;
+		   65536 + VDRV_EVIL_IND_MAX * 16ULL;
 	ret = vdrv_mem_init(&d->mem, sizes);
 	if (ret)
 		return ret;

@@ -251,6 +251,13 @@ int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);
  *			  after SET_MEM_TABLE, then a TX frame in it (the
  *			  back end's next touch raises SIGBUS; our own
  *			  mapping of it is poisoned too: abort the device)
+ * @VDRV_EVIL_LONG_CHAIN: one TX chain of 255 readable descriptors (the
+ *			  spec allows up to the ring size; no virtio-net
+ *			  driver builds one longer than ~48)
+ * @VDRV_EVIL_HUGE_INDIRECT: one INDIRECT descriptor to a 32768-entry
+ *			  table (the spec caps a chain at the ring size)
+ * @VDRV_EVIL_SAME_HEAD:  every TX avail entry names one chain of 254
+ *			  ring descriptors and a 32768-entry table
  * @VDRV_EVIL_COUNT:	  number of kinds
  */
 enum vdrv_evil {
@@ -271,13 +278,21 @@ enum vdrv_evil {
 	VDRV_EVIL_INDIRECT_OOB,
 	VDRV_EVIL_RX_OOB,
 	VDRV_EVIL_SHRINK,
+	VDRV_EVIL_LONG_CHAIN,
+	VDRV_EVIL_HUGE_INDIRECT,
+	VDRV_EVIL_SAME_HEAD,
 	VDRV_EVIL_COUNT,
 };
+
+/* Most entries vdrv_evil_chain() puts in an indirect table. */
+#define VDRV_EVIL_IND_MAX	32768
 
 extern const char *const vdrv_evil_names[VDRV_EVIL_COUNT];
 
 int vdrv_evil_parse(const char *name);
 int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind);
 int vdrv_evil_send_raw(struct vdrv_dev *d, const void *buf, size_t len);
+int vdrv_evil_chain(struct vdrv_dev *d, const void *frame, uint32_t len,
+		    unsigned int nring, unsigned int nind, unsigned int copies);
 
 #endif /* VDRV_H */

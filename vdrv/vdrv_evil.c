@@ -38,6 +38,9 @@ const char *const vdrv_evil_names[VDRV_EVIL_COUNT] = {
 	[VDRV_EVIL_INDIRECT_OOB] = "indirect-oob",
 	[VDRV_EVIL_RX_OOB] = "rx-oob",
 	[VDRV_EVIL_SHRINK] = "shrink",
+	[VDRV_EVIL_LONG_CHAIN] = "long-chain",
+	[VDRV_EVIL_HUGE_INDIRECT] = "huge-indirect",
+	[VDRV_EVIL_SAME_HEAD] = "same-head",
 };
 
 /**
@@ -297,6 +300,27 @@ static int vdrv_evil_mem_beyond_fd(struct vdrv_dev *d)
 }
 
 /**
+ * vdrv_evil_chains() - the chain kinds, sized to the TX ring (256:
+ *			255 descriptors in one chain, the ring's longest)
+ * @d:		device
+ * @kind:	LONG_CHAIN, HUGE_INDIRECT or SAME_HEAD
+ * Return: 0 or -errno
+ */
+static int vdrv_evil_chains(struct vdrv_dev *d, enum vdrv_evil kind)
+{
+	unsigned int q = d->rings[VDRV_TX_RING].num;
+	int ret;
+
+	if (kind == VDRV_EVIL_LONG_CHAIN)
+		ret = vdrv_evil_chain(d, NULL, 0, q - 1, 0, 1);
+	else if (kind == VDRV_EVIL_HUGE_INDIRECT)
+		ret = vdrv_evil_chain(d, NULL, 0, 0, VDRV_EVIL_IND_MAX, 1);
+	else
+		ret = vdrv_evil_chain(d, NULL, 0, q - 2, VDRV_EVIL_IND_MAX, q);
+	return ret < 0 ? ret : 0;
+}
+
+/**
  * vdrv_evil() - commit one violation on an open device
  * @d:		device; after this only vdrv_wait_hangup() and vdrv_abort()
  *		make sense
@@ -351,6 +375,11 @@ int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind)
 	case VDRV_EVIL_RX_OOB:
 	case VDRV_EVIL_SHRINK:
 		ret = vdrv_evil_ring(d, kind);
+		break;
+	case VDRV_EVIL_LONG_CHAIN:
+	case VDRV_EVIL_HUGE_INDIRECT:
+	case VDRV_EVIL_SAME_HEAD:
+		ret = vdrv_evil_chains(d, kind);
 		break;
 	default:
 		return -EINVAL;

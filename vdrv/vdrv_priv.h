@@ -242,6 +242,9 @@ int vdrv_proto_wait_hangup(struct vdrv_conn *c, int timeout_ms,
  * @tx_slots:	TX heads in all
  * @rx_nbufs:	RX buffers in all
  * @broken:	the device broke the ring protocol; the data path is off
+ * @evil_ind:	indirect table of vdrv_evil_chain(), NULL until needed
+ * @evil_ind_gpa: its guest address
+ * @evil_ind_n:	its entries
  * @stats:	counters
  */
 struct vdrv_dev {
@@ -267,6 +270,9 @@ struct vdrv_dev {
 	unsigned int tx_slots;
 	unsigned int rx_nbufs;
 	bool broken;
+	struct vring_desc *evil_ind;
+	uint64_t evil_ind_gpa;
+	unsigned int evil_ind_n;
 	struct vdrv_stats stats;
 };
 

@@ -33,6 +33,8 @@
 static enum gso_action gso_plan_gso(const struct pkt *pkt, uint8_t base,
 				    bool ecn, uint64_t src, uint64_t dst)
 {
+	uint32_t mss = le16toh(pkt->vnet.gso_size);
+	uint32_t start = le16toh(pkt->vnet.csum_start);
 	uint16_t proto = pkt->eth.h_proto;
 	bool pass;
 
@@ -50,6 +52,12 @@ static enum gso_action gso_plan_gso(const struct pkt *pkt, uint8_t base,
 	case VIRTIO_NET_HDR_GSO_UDP_L4:
 		/* the ECN bit means TCP CWR; Linux refuses it on USO too */
 		if (ecn || !(src & FEAT(VIRTIO_NET_F_HOST_USO)))
+			return GSO_ACT_DROP;
+		/* Payload after the UDP header at csum_start (the checksum
+		 * field is inside the frame: gso_plan()), as Linux counts it.
+		 */
+		if (pkt->len > start + 8 &&
+		    pkt->len - start - 8 > mss * GSO_UDP_SEGS_MAX)
 			return GSO_ACT_DROP;
 		/* USO is split by IP version on the receive side; behind a
 		 * VLAN tag we do not know the version without reading the
@@ -74,6 +82,11 @@ static enum gso_action gso_plan_gso(const struct pkt *pkt, uint8_t base,
 	default:
 		return GSO_ACT_DROP;
 	}
+	/* A segment per byte would cost every destination that segments
+	 * (and a TAP's kernel) thousands of frames for one.
+	 */
+	if (base != VIRTIO_NET_HDR_GSO_UDP_L4 && mss < GSO_TCP_MSS_MIN)
+		return GSO_ACT_DROP;
 	/* A receiver without GUEST_ECN must not get a GSO frame carrying
 	 * CWR (spec: Processing of Incoming Packets); software
 	 * segmentation puts CWR on the first segment only, which is right.

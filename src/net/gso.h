@@ -13,7 +13,9 @@
  *    iovec whose first element is a caller-provided buffer with rebuilt
  *    headers and whose other elements point into the source frame, so
  *    the payload is still copied only once, by the caller;
- *  - GSO_ACT_DROP: the metadata is not acceptable; count and drop.
+ *  - GSO_ACT_DROP: the metadata is not acceptable (including a gso_size
+ *    that would make too many segments, see GSO_TCP_MSS_MIN); count and
+ *    drop.  gso_init() itself segments any size: ask gso_plan() first.
  *
  * Everything here is allocation-free and reads the untrusted frame's
  * header bytes exactly once (into struct gso_iter).  Payload bytes are
@@ -46,6 +48,20 @@
 #ifndef VIRTIO_NET_F_HOST_USO
 #define VIRTIO_NET_F_HOST_USO		56
 #endif
+
+/* Work per GSO frame is bounded (gso_plan() drops what exceeds it), so a
+ * 64 KiB frame cannot become 65,000 segments:
+ *  - TCP: gso_size at least 88, Linux's TCP_MIN_MSS (the smallest MSS a
+ *    socket may ask for): a 65535-byte frame gives at most 745 segments.
+ *    Only a peer advertising an MSS below that (down to Linux's
+ *    tcp_min_snd_mss, 48: the CVE-2019-11479 kind of peer) makes a
+ *    Linux sender go lower; see doc/offloads.md.
+ *  - UDP (USO): at most 128 segments, Linux's UDP_MAX_SEGMENTS (64 in
+ *    older kernels), which its own senders respect and which
+ *    virtio_net_hdr_to_skb() enforces on frames from tun and vhost-net.
+ */
+#define GSO_TCP_MSS_MIN		88
+#define GSO_UDP_SEGS_MAX	128
 
 /* Room for the rebuilt headers of one segment: Ethernet + one 802.1Q tag
  * + IPv4 with 40 bytes of options + TCP with 40 bytes of options (138),

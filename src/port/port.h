@@ -15,6 +15,7 @@
 
 #include "../net/pkt.h"
 #include "../conf.h"
+#include "../log.h"
 #include "../stats.h"
 
 struct port;
@@ -36,7 +37,10 @@ struct port;
  * @poll:	worker: the fd registered for @cookie became readable (or
  *		the worker polls): pull up to @budget frames from the port,
  *		hand them to switch_forward(), give their buffers back.
- *		Return frames processed; @budget reached means "call again".
+ *		@budget is work as much as frames: a port whose frames
+ *		cost more (port_vhost: long descriptor chains, big frames)
+ *		stops earlier.  Return frames processed; not 0 means "call
+ *		again".
  *		A source that can suppress its notifications (a guest's TX
  *		kicks) leaves them off here: the worker keeps polling it
  *		until @arm.
@@ -75,6 +79,7 @@ struct port_ops {
  * @ops:	type
  * @stats:	counters, one slot per counting thread (see stats.h):
  *		write through port_ctr(), read with port_stat()
+ * @log:	rate limit of this port's log lines (log.h), any thread
  * @priv:	type-specific state, @ops->priv_size bytes
  */
 struct port {
@@ -84,6 +89,7 @@ struct port {
 	char name[CONF_NAME_MAX];
 	const struct port_ops *ops;
 	struct port_stats stats[STATS_SLOTS];
+	struct log_src log;
 	void *priv;
 };
 

@@ -35,6 +35,7 @@
 #include "tap_steer.h"
 #include "../net/gso.h"
 #include "../log.h"
+#include "../priv.h"
 #include "../switch.h"
 #include "../util.h"
 #include "../worker.h"
@@ -195,6 +196,27 @@ static int tap_set_offload(struct tap_priv *t, const char *ifname,
 }
 
 /**
+ * tap_set_owner() - only vhostd's user may attach to a TAP it created
+ * @fd:		a queue fd of the TAP
+ * @ifname:	its name, for the message
+ *
+ * Anyone who can open /dev/net/tun may attach to a TAP without owner
+ * (and read frames, or replace the steering program): one we created
+ * goes to the uid we run as; a persistent one keeps its administrator's.
+ */
+static void tap_set_owner(int fd, const char *ifname)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) < 0 || (ifr.ifr_flags & IFF_PERSIST))
+		return;
+	if (ioctl(fd, TUNSETOWNER, (unsigned long)priv_run_uid()) < 0)
+		warn("tap %s: TUNSETOWNER: %s (any user may attach to it)",
+		     ifname, strerror(errno));
+}
+
+/**
  * tap_queue_new() - receive state for queue @idx on @fd
  * @p:		port
  * @t:		its state
@@ -323,8 +345,8 @@ static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst)
 		return rc;
 	}
 	t->port_queue[dst] = (uint16_t)idx;
-	debug("port %s: tun queue %u for port %u (worker %u)", p->name, idx,
-	      dst, q->worker);
+	src_debug(&p->log, "port %s: tun queue %u for port %u (worker %u)",
+		  p->name, idx, dst, q->worker);
 	return 0;
 }
 
@@ -359,9 +381,10 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 		if (!t->port_queue[i]) {
 			rc = tap_queue_add(p, t, i);
 			if (rc < 0) {
-				warn("port %s: no tun queue for %s (%s): its "
-				     "frames take the bounce buffer", p->name,
-				     d->name, strerror(-rc));
+				src_warn(&p->log, "port %s: no tun queue for "
+					 "%s (%s): its frames take the bounce "
+					 "buffer", p->name, d->name,
+					 strerror(-rc));
 				t->port_queue[i] = UINT16_MAX;	/* tried */
 				continue;
 			}
@@ -428,6 +451,7 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 	}
 	memcpy(t->ifname, ifr.ifr_name, sizeof(t->ifname));
 	t->ifname[IFNAMSIZ - 1] = '\0';
+	tap_set_owner(t->fd, t->ifname);
 	if (ioctl(t->fd, TUNSETVNETHDRSZ, &hdr_len) < 0) {
 		rc = -errno;
 		err("tap %s: TUNSETVNETHDRSZ: %s", ifr.ifr_name,

@@ -44,6 +44,7 @@
 #include "port_vhost.h"
 #include "../evloop.h"
 #include "../log.h"
+#include "../usock.h"
 #include "../util.h"
 #include "../worker.h"
 
@@ -70,16 +71,16 @@ static void port_vhost_queue_start(struct vu_dev *dev, unsigned int qi)
 			fcntl(q->kick_fd, F_SETFL, fl | O_NONBLOCK);
 		rc = worker_fd_add(pv->worker, q->kick_fd, p->idx, qi);
 		if (rc < 0) {
-			err("%s: cannot poll TX queue %u: %s", p->name, qi,
-			    strerror(-rc));
+			src_err(&p->log, "%s: cannot poll TX queue %u: %s",
+				p->name, qi, strerror(-rc));
 			return;
 		}
 		/* Buffers may have been queued before we listened (guest
 		 * restart, reconnect): one poll picks them up.
 		 */
 		if (eventfd_write(q->kick_fd, 1) < 0)
-			debug("%s: self-kick failed", p->name);
-		info("%s: TX queue %u started", p->name, qi);
+			src_debug(&p->log, "%s: self-kick failed", p->name);
+		src_debug(&p->log, "%s: TX queue %u started", p->name, qi);
 		return;
 	}
 
@@ -88,7 +89,7 @@ static void port_vhost_queue_start(struct vu_dev *dev, unsigned int qi)
 		virtq_disable_notify(&q->vq);
 	vlock_unlock(&q->lock);
 	__atomic_store_n(&p->up, true, __ATOMIC_RELEASE);
-	info("%s: RX queue %u started, port up", p->name, qi);
+	src_info(&p->log, "%s: RX queue %u started, port up", p->name, qi);
 }
 
 /**
@@ -103,12 +104,12 @@ static void port_vhost_queue_stop(struct vu_dev *dev, unsigned int qi)
 
 	if (qi & 1) {
 		worker_fd_del(pv->worker, dev->q[qi].kick_fd);
-		info("%s: TX queue %u stopped", p->name, qi);
+		src_debug(&p->log, "%s: TX queue %u stopped", p->name, qi);
 		return;
 	}
 	__atomic_store_n(&p->up, false, __ATOMIC_RELEASE);
 	fdb_flush_port(switch_fdb(), (uint16_t)p->idx);
-	info("%s: RX queue %u stopped, port down", p->name, qi);
+	src_info(&p->log, "%s: RX queue %u stopped, port down", p->name, qi);
 }
 
 /**
@@ -149,8 +150,9 @@ static void port_vhost_disconnect(struct port_vhost *pv)
 	faults = __atomic_exchange_n(&pv->dev.mem_faults, 0, __ATOMIC_RELAXED);
 	if (faults) {
 		stats_add(&port_ctr(pv->port)->violations, 1);
-		warn("%s: guest memory shrank under its mapping (%u faults "
-		     "contained): dropping front end", pv->port->name, faults);
+		src_warn(&pv->port->log, "%s: guest memory shrank under its "
+			 "mapping (%u faults contained): dropping front end",
+			 pv->port->name, faults);
 	}
 	vu_dev_detach(&pv->dev);	/* logs the disconnection */
 }
@@ -165,10 +167,11 @@ static void port_vhost_attach(struct port_vhost *pv, int fd)
 	int rc;
 
 	vu_dev_attach(&pv->dev, fd);	/* logs the connection */
+	stats_add(&port_ctr(pv->port)->connects, 1);
 	rc = evloop_add(fd, EPOLLIN | EPOLLRDHUP, port_vhost_on_conn, pv);
 	if (rc < 0) {
-		err("%s: cannot watch connection: %s", pv->port->name,
-		    strerror(-rc));
+		src_err(&pv->port->log, "%s: cannot watch connection: %s",
+			pv->port->name, strerror(-rc));
 		vu_dev_detach(&pv->dev);
 	}
 }
@@ -195,8 +198,8 @@ static void port_vhost_on_conn(void *opaque, int fd, uint32_t events)
 		 */
 		if (rc != -ECONNRESET && rc != -EPIPE) {
 			stats_add(&port_ctr(pv->port)->violations, 1);
-			warn("%s: dropping front end: %s", pv->port->name,
-			     strerror(-rc));
+			src_warn(&pv->port->log, "%s: dropping front end: %s",
+				 pv->port->name, strerror(-rc));
 		}
 		port_vhost_disconnect(pv);
 	}
@@ -212,14 +215,25 @@ static void port_vhost_on_listen(void *opaque, int fd, uint32_t events)
 {
 	struct port_vhost *pv = opaque;
 	int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	struct usock_peer peer;
 
 	if (c < 0)
 		return;
+	if (!usock_peer_ok(c, &pv->sock, &peer)) {
+		/* Not on allow-uid=/allow-gid=: it never gets to speak. */
+		stats_add(&port_ctr(pv->port)->peer_refused, 1);
+		src_warn(&pv->port->log, "%s: refusing front end pid %d uid "
+			 "%u gid %u: not on the allow-list", pv->port->name,
+			 peer.pid, peer.uid, peer.gid);
+		close(c);
+		return;
+	}
 	if (pv->dev.fd >= 0) {
 		/* One front end per port: a second one is a mistake (two
 		 * VMs given the same socket), refuse it loudly.
 		 */
-		warn("%s: refusing a second front end", pv->port->name);
+		src_warn(&pv->port->log, "%s: refusing a second front end",
+			 pv->port->name);
 		close(c);
 		return;
 	}
@@ -296,11 +310,16 @@ static int port_vhost_listen(struct port_vhost *pv)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	memcpy(sa.sun_path, pv->path, strlen(pv->path) + 1);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(fd, 4) < 0) {
+	/* mode=, owner=, group= are in place before anyone can connect. */
+	rc = usock_bind(fd, pv->path, &pv->sock);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	if (listen(fd, 4) < 0) {
 		rc = -errno;
 		close(fd);
+		unlink(pv->path);
 		return rc;
 	}
 	rc = evloop_add(fd, EPOLLIN, port_vhost_on_listen, pv);
@@ -337,12 +356,14 @@ static int port_vhost_open(struct port *p, const struct conf_port *spec)
 					    PORT_VHOST_GUEST_OFFLOADS),
 		    &port_vhost_dev_ops, pv);
 	pv->dev.mem.limit = spec->max_mem;
+	pv->sock = spec->sock;
+	pv->dev.log = &p->log;	/* one rate limit for the port's lines */
 
 	if (pv->client) {
 		rc = port_vhost_connect(pv);
 		if (rc < 0)
-			info("%s: %s not reachable yet (%s), retrying",
-			     p->name, pv->path, strerror(-rc));
+			src_info(&p->log, "%s: %s not reachable yet (%s), "
+				 "retrying", p->name, pv->path, strerror(-rc));
 		return 0;
 	}
 	rc = port_vhost_listen(pv);

@@ -22,6 +22,15 @@
 #define PORT_VHOST_RX_BUFS	64	/* RX buffers one frame may span */
 #define PORT_VHOST_RX_STAGE	2	/* RX chains held ready while idle */
 #define PORT_VHOST_TX_TOUCH	256	/* bytes of a TX frame asked for early */
+/* Work per chain of a TX poll's budget (port_vhost_poll()).  Drivers use
+ * 1-3 descriptors per frame (Linux: header and frame in one, or an
+ * INDIRECT and two entries), so 4 leaves an ordinary flood its whole
+ * frame budget while a guest of 64-descriptor chains gets 4 per turn.
+ * 4 KiB a frame: 256 KiB per turn of the default 64 (vhost-net weighs
+ * 512 KiB), four 64 KiB TSO frames.
+ */
+#define PORT_VHOST_POLL_DESCS	4
+#define PORT_VHOST_POLL_BYTES	4096
 #define PORT_VHOST_RXQ		0
 #define PORT_VHOST_TXQ		1
 /* One readv(): our virtio-net header, then a frame that fits a pkt. */
@@ -65,6 +74,8 @@
  * @path:	socket path
  * @client:	we connect to @path instead of listening on it
  * @listen_fd:	listening socket (server mode), -1 otherwise
+ * @sock:	server mode: the socket's mode, owner, group and the peer
+ *		allow-list checked at accept (conf_port @sock)
  * @worker:	worker polling this port's TX queue
  * @tx_elems:	TX burst scratch (worker, under the TX queue lock)
  * @tx_pkts:	frames built from @tx_elems
@@ -84,6 +95,7 @@ struct port_vhost {
 	char path[CONF_PATH_MAX];
 	bool client;
 	int listen_fd;
+	struct conf_sock sock;
 	unsigned int worker;
 	struct virtq_elem tx_elems[SWITCH_BURST];
 	struct pkt tx_pkts[SWITCH_BURST];

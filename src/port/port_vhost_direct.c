@@ -262,7 +262,7 @@ static void direct_fallback(struct port_direct *src)
  * switch_forward() would have learned it; without this the host's MAC
  * would age out while all its frames take this path.
  */
-static void direct_learn(const struct port *tap, const struct ethhdr *eth,
+static void direct_learn(struct port *tap, const struct ethhdr *eth,
 			 uint8_t last[ETH_ALEN], bool *have_last)
 {
 	const uint8_t *s = eth->h_source;
@@ -273,7 +273,7 @@ static void direct_learn(const struct port *tap, const struct ethhdr *eth,
 	*have_last = true;
 	if ((s[0] & 1) || !(s[0] | s[1] | s[2] | s[3] | s[4] | s[5]))
 		return;
-	fdb_learn(switch_fdb(), s, (uint16_t)tap->idx, switch_now_s());
+	switch_learn(tap, s, switch_now_s());
 }
 
 /**

@@ -114,15 +114,30 @@ static void port_vhost_tx_touch(const struct virtq_elem *e)
 }
 
 /**
+ * struct port_vhost_work - what a TX poll may still spend
+ * @descs:	descriptors to read (virtq_elem.ndesc of each pop)
+ * @bytes:	frame bytes to forward
+ *
+ * A chain is charged after its pop, so a poll overshoots by at most one
+ * chain (VIRTQ_CHAIN_MAX + 1 descriptors, one frame's bytes).
+ */
+struct port_vhost_work {
+	int64_t descs;
+	int64_t bytes;
+};
+
+/**
  * port_vhost_tx_burst() - forward one burst from the TX queue
  * @pv:		port
  * @q:		the TX queue, locked and started
  * @max:	most chains to pop (<= SWITCH_BURST)
+ * @work:	the poll's remaining work budget, charged per chain; the
+ *		burst ends early once it is spent
  *
  * Return: chains consumed, or -EIO if the ring turned out broken
  */
 static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
-			       unsigned int max)
+			       unsigned int max, struct port_vhost_work *work)
 {
 	struct virtq *vq = &q->vq;
 	struct port *p = pv->port;
@@ -144,7 +159,7 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 		vu_dev_mark_broken(&pv->dev);
 		return -EIO;
 	}
-	for (i = 0; i < max; i++) {
+	for (i = 0; i < max && work->descs > 0 && work->bytes > 0; i++) {
 		struct virtq_elem *e = &pv->tx_elems[npush];
 		enum virtq_pop_result r = virtq_pop(vq, e);
 
@@ -155,6 +170,11 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 			vu_dev_mark_broken(&pv->dev);
 			return -EIO;
 		}
+		/* Long chains and big frames cost more than a turn's
+		 * share of frames: the guest gets fewer of them.
+		 */
+		work->descs -= e->ndesc;
+		work->bytes -= e->out_len;
 		drop[npush] = r == VIRTQ_POP_DROP;
 		if (!drop[npush] && e->out_num)
 			port_vhost_tx_touch(e);
@@ -190,17 +210,25 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
  * port_vhost_poll() - worker: process the TX queue
  * @p:		port
  * @cookie:	queue index (odd: a TX queue)
- * @budget:	most chains to process
+ * @budget:	most chains to process; also sets the work allowed:
+ *		PORT_VHOST_POLL_DESCS descriptors and PORT_VHOST_POLL_BYTES
+ *		bytes per chain of @budget, whichever runs out first
  *
  * Kicks stay suppressed on return: the worker polls this queue again
- * until it calls port_vhost_arm().
+ * until it calls port_vhost_arm().  A guest whose chains are long or
+ * whose frames are big thus gets fewer of them per turn, and a turn
+ * costs the worker about the same whatever the guest put in its ring.
  *
- * Return: chains processed; @budget means there is more
+ * Return: chains processed (not 0 while there may be more)
  */
 unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 			     unsigned int budget)
 {
 	struct port_vhost *pv = p->priv;
+	struct port_vhost_work work = {
+		.descs = (int64_t)budget * PORT_VHOST_POLL_DESCS,
+		.bytes = (int64_t)budget * PORT_VHOST_POLL_BYTES,
+	};
 	struct vu_queue *q;
 	unsigned int total = 0;
 	uint64_t kicks;
@@ -222,12 +250,13 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 		if (read(q->kick_fd, &kicks, sizeof(kicks)) == sizeof(kicks))
 			stats_add(&port_ctr(p)->kicks, 1);
 		else if (errno != EAGAIN)
-			debug("%s: kick read: %s", p->name, strerror(errno));
+			src_debug(&p->log, "%s: kick read: %s", p->name,
+				  strerror(errno));
 		virtq_disable_notify(&q->vq);
 	}
-	while (total < budget) {
+	while (total < budget && work.descs > 0 && work.bytes > 0) {
 		int n = port_vhost_tx_burst(pv, q, MIN(SWITCH_BURST,
-						       budget - total));
+						       budget - total), &work);
 
 		if (n <= 0)
 			break;
@@ -239,6 +268,8 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 	 */
 	if (total && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		port_vhost_publish(p, &q->vq);
+	if (total)
+		stats_add(&port_ctr(p)->polls, 1);
 out:
 	vlock_unlock(&q->lock);
 	return total;

@@ -56,6 +56,20 @@
 	TS_INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd),	\
 	TS_INSN(0, 0, 0, 0, 0)
 
+/* Steering maps open (control thread): priv_drop() keeps CAP_BPF for
+ * them where the kernel wants it for map updates.
+ */
+static unsigned int tap_steer_nmaps;
+
+/**
+ * tap_steer_maps() - how many steering maps are open
+ * Return: maps of open TAP ports with steering on
+ */
+unsigned int tap_steer_maps(void)
+{
+	return tap_steer_nmaps;
+}
+
 /**
  * tap_steer_load() - load the steering program over @map_fd
  * @map_fd:	the MAC map
@@ -142,6 +156,7 @@ int tap_steer_open(struct tap_steer *s)
 		s->prog_fd = -1;
 		goto err;
 	}
+	tap_steer_nmaps++;
 	return 0;
 
 err:
@@ -179,8 +194,10 @@ void tap_steer_close(struct tap_steer *s, int tun_fd)
 	    ioctl(tun_fd, TUNSETSTEERINGEBPF, &none) < 0)
 		debug("tap: cannot detach steering program: %s",
 		      strerror(errno));
-	if (s->prog_fd >= 0)
+	if (s->prog_fd >= 0) {
 		close(s->prog_fd);
+		tap_steer_nmaps--;	/* only a complete open set it */
+	}
 	if (s->map_fd >= 0)
 		close(s->map_fd);
 	s->prog_fd = -1;
@@ -215,20 +232,15 @@ static unsigned int tap_steer_want(struct tap_steer *s,
 	unsigned int i, n = 0, m;
 
 	for (i = 0; i < FDB_SIZE; i++) {
-		uint64_t k = __atomic_load_n(&f->slots[i].key,
-					     __ATOMIC_ACQUIRE);
-		unsigned int port = (unsigned int)(k >> 48) - 1;
 		uint8_t mac[8] = { 0 };
-		int b;
+		struct fdb_entry e;
 
-		if (!(k & ((1ULL << 48) - 1)) || port >= nports ||
-		    !port_queue[port])
+		if (!fdb_entry_get(f, i, &e) || e.port >= nports ||
+		    !port_queue[e.port])
 			continue;
-		/* fdb.h: the MAC's first byte is the key's highest. */
-		for (b = 0; b < ETH_ALEN; b++)
-			mac[b] = (uint8_t)(k >> (40 - 8 * b));
+		memcpy(mac, e.mac, ETH_ALEN);
 		memcpy(&s->next[n].key, mac, sizeof(mac));
-		s->next[n].queue = port_queue[port];
+		s->next[n].queue = port_queue[e.port];
 		n++;
 	}
 	qsort(s->next, n, sizeof(s->next[0]), tap_steer_cmp);
@@ -278,7 +290,11 @@ void tap_steer_sync(struct tap_steer *s, const uint16_t *port_queue,
 		 */
 		if (bpf_map_update_elem(s->map_fd, &s->next[j].key,
 					&s->next[j].queue, BPF_ANY) < 0) {
-			debug("tap steering map update: %s", strerror(errno));
+			/* One per MAC and second, as many as a guest
+			 * sprays: rate limited.
+			 */
+			src_debug(NULL, "tap steering map update: %s",
+				  strerror(errno));
 			bpf_map_delete_elem(s->map_fd, &s->next[j].key);
 			s->next[j].queue = 0;
 		}

@@ -53,11 +53,13 @@ struct tap_steer {
  *			i < @nports.  Adds, moves and removes entries.
  * tap_steer_close()	detach the program from @tun_fd (unless -1: a
  *			persistent TAP outlives us) and free everything.
+ * tap_steer_maps()	steering maps open now (for priv_drop()).
  */
 int tap_steer_open(struct tap_steer *s);
 int tap_steer_attach(struct tap_steer *s, int tun_fd);
 void tap_steer_sync(struct tap_steer *s, const uint16_t *port_queue,
 		    unsigned int nports);
 void tap_steer_close(struct tap_steer *s, int tun_fd);
+unsigned int tap_steer_maps(void);
 
 #endif /* VHOSTD_TAP_STEER_H */

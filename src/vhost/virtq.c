@@ -16,6 +16,13 @@
  * outside guest memory) is BROKEN: the queue refuses any further work and
  * the owner drops the device.
  *
+ * A pop costs bounded work, whatever the guest wrote: the walk stops at
+ * the first problem of either kind, and a chain may make us read at most
+ * VIRTQ_CHAIN_MAX descriptors (a loop, or a chain no virtio-net driver
+ * builds, is BROKEN at the next one).  The caller budgets by the
+ * descriptors each pop read (virtq_elem.ndesc), so a guest whose chains
+ * are long gets fewer of them per turn.
+ *
  * Memory ordering pairs with the driver (Linux virtio_ring.c):
  *  - avail->idx is read, then smp_rmb(), then ring entries and descriptors
  *    (pairs with the driver's wmb between filling them and bumping idx);
@@ -243,18 +250,29 @@ void virtq_prefetch_used(struct virtq *vq, unsigned int n)
  * @table_num:	entries in @table
  * @indirect:	@table is an indirect table
  * @writable:	a writable segment was seen (readable ones must come first)
- * @drop:	the chain is unusable by us (too many segments, readable after
- *		writable); the walk goes on to its end all the same, so a
- *		loop or a bad address behind the first problem still breaks
- *		the ring instead of passing for a droppable chain
  */
 struct virtq_walk {
 	const struct vring_desc *table;
 	uint32_t table_num;
 	bool indirect;
 	bool writable;
-	bool drop;
 };
+
+/**
+ * virtq_chain_limit() - how many buffer descriptors a chain may have
+ * @count:	buffer descriptors walked so far
+ * @table_num:	entries in the table the walk continues in
+ *
+ * More than @table_num further descriptors in one table means one was
+ * visited twice: a loop the guest built to keep us spinning.  And no
+ * chain may go past VIRTQ_CHAIN_MAX, loop or not.
+ *
+ * Return: the highest count the walk may reach
+ */
+static uint32_t virtq_chain_limit(uint32_t count, uint32_t table_num)
+{
+	return MIN(count + table_num, VIRTQ_CHAIN_MAX);
+}
 
 /**
  * virtq_add_seg() - append one descriptor's buffer to @elem
@@ -276,27 +294,20 @@ static enum virtq_pop_result virtq_add_seg(struct virtq *vq,
 	uint32_t *total = write ? &elem->in_len : &elem->out_len;
 	int n;
 
+	/* The first reason to drop ends the walk: what follows is never
+	 * looked at, so a hostile chain costs no more than its prefix.
+	 */
 	if (!write && w->writable)
-		w->drop = true;	/* virtio: readable before writable */
+		return VIRTQ_POP_DROP;	/* virtio: readable before writable */
 	w->writable |= write;
 	if (len > UINT32_MAX - *total)
 		return VIRTQ_POP_BROKEN; /* a chain over 4 GiB is a lie */
 	*total += len;
 
-	if (w->drop) {
-		/* Only validate what is left: the address must still be
-		 * guest memory, or the ring is broken.
-		 */
-		return guest_mem_mapped(vq->mem, addr, len) ?
-		       VIRTQ_POP_OK : VIRTQ_POP_BROKEN;
-	}
 	n = guest_mem_iov(vq->mem, addr, len, &elem->iov[used],
 			  VIRTQ_ELEM_IOV_MAX - used);
-	if (n == -E2BIG) {
-		w->drop = true;
-		return guest_mem_mapped(vq->mem, addr, len) ?
-		       VIRTQ_POP_OK : VIRTQ_POP_BROKEN;
-	}
+	if (n == -E2BIG)
+		return VIRTQ_POP_DROP;	/* more segments than we take */
 	if (n < 0)
 		return VIRTQ_POP_BROKEN; /* outside guest memory */
 	if (write)
@@ -321,7 +332,7 @@ static enum virtq_pop_result virtq_walk_chain(struct virtq *vq,
 	struct virtq_walk w = {
 		.table = vq->desc, .table_num = vq->num,
 	};
-	uint32_t count = 0;
+	uint32_t count = 0, limit = virtq_chain_limit(0, vq->num);
 
 	for (;;) {
 		const struct vring_desc *d = &w.table[i];
@@ -331,21 +342,20 @@ static enum virtq_pop_result virtq_walk_chain(struct virtq *vq,
 		uint16_t next = READ_ONCE(d->next);
 		enum virtq_pop_result r;
 
-		/* A chain longer than its table must revisit a descriptor:
-		 * a loop the guest built to keep us spinning.
-		 */
-		if (++count > w.table_num)
+		/* A loop, or a chain longer than any driver builds. */
+		if (++count > limit)
 			return VIRTQ_POP_BROKEN;
+		elem->ndesc = (uint16_t)(count + w.indirect);
 
 		if (flags & VRING_DESC_F_INDIRECT) {
 			/* Nested tables, NEXT beside INDIRECT, and tables
-			 * that are empty, ragged or larger than any ring are
-			 * all forbidden by the spec.
+			 * that are empty or ragged are forbidden by the
+			 * spec; we take none longer than a chain either.
 			 */
 			if (!vq->indirect || w.indirect ||
 			    (flags & VRING_DESC_F_NEXT) || !len ||
 			    len % sizeof(struct vring_desc) ||
-			    len / sizeof(struct vring_desc) > VIRTQ_MAX_SIZE)
+			    len / sizeof(struct vring_desc) > VIRTQ_CHAIN_MAX)
 				return VIRTQ_POP_BROKEN;
 			/* Descriptors are 16-byte structs; an unaligned
 			 * table would make them misaligned host accesses.
@@ -358,7 +368,10 @@ static enum virtq_pop_result virtq_walk_chain(struct virtq *vq,
 				return VIRTQ_POP_BROKEN;
 			w.table_num = len / sizeof(struct vring_desc);
 			w.indirect = true;
-			count = 0;
+			/* The INDIRECT descriptor holds no buffer: the
+			 * table's entries count in its place.
+			 */
+			limit = virtq_chain_limit(--count, w.table_num);
 			i = 0;
 			continue;
 		}
@@ -369,7 +382,7 @@ static enum virtq_pop_result virtq_walk_chain(struct virtq *vq,
 			return r;
 
 		if (!(flags & VRING_DESC_F_NEXT))
-			return w.drop ? VIRTQ_POP_DROP : VIRTQ_POP_OK;
+			return VIRTQ_POP_OK;
 		if (next >= w.table_num)
 			return VIRTQ_POP_BROKEN;
 		i = next;
@@ -406,6 +419,7 @@ enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem)
 	elem->in_num = 0;
 	elem->out_len = 0;
 	elem->in_len = 0;
+	elem->ndesc = 0;
 	r = virtq_walk_chain(vq, elem, head);
 	if (r == VIRTQ_POP_BROKEN) {
 		vq->broken = true;

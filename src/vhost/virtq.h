@@ -23,12 +23,25 @@
 
 #define VIRTQ_MAX_SIZE		32768	/* virtio spec limit for split rings */
 #define VIRTQ_ELEM_IOV_MAX	64	/* segments of one chain we accept */
+/* Buffer descriptors in one chain (ring ones and indirect table entries;
+ * an INDIRECT descriptor, at most one, comes on top), and entries in an
+ * indirect table: a pop reads at most one more than this.  The spec lets a
+ * chain be as long as the ring (up to 32768, plus an indirect table as
+ * long again), which costs a walk of ~340 us per pop; no virtio-net
+ * driver comes near: Linux uses at most MAX_SKB_FRAGS + 2 descriptors per
+ * frame (47 with CONFIG_MAX_SKB_FRAGS at its maximum of 45) plus one
+ * INDIRECT, DPDK's virtio PMD at most 8 in a table.  A longer chain or
+ * table breaks the ring (see doc/security.md, "Work per guest").
+ */
+#define VIRTQ_CHAIN_MAX		64
 
 /**
  * struct virtq_elem - one descriptor chain popped from the avail ring
  * @head:	head descriptor index, given back in the used ring
  * @out_num:	device-readable segments, in @iov[0 .. out_num)
  * @in_num:	device-writable segments, in @iov[out_num .. out_num+in_num)
+ * @ndesc:	descriptors read to pop it (INDIRECT ones included), set
+ *		on OK and DROP: the work the chain cost, for budgets
  * @out_len:	total bytes in the readable segments
  * @in_len:	total bytes in the writable segments
  * @iov:	host pointers into guest memory, each within one region
@@ -37,6 +50,7 @@ struct virtq_elem {
 	uint16_t head;
 	uint16_t out_num;
 	uint16_t in_num;
+	uint16_t ndesc;
 	uint32_t out_len;
 	uint32_t in_len;
 	struct iovec iov[VIRTQ_ELEM_IOV_MAX];
@@ -46,11 +60,15 @@ struct virtq_elem {
  * enum virtq_pop_result - what virtq_pop() found
  * @VIRTQ_POP_EMPTY:	no new buffer in the avail ring
  * @VIRTQ_POP_OK:	@elem is a valid chain
- * @VIRTQ_POP_DROP:	the chain is well-formed but unusable by us (more
- *			than VIRTQ_ELEM_IOV_MAX segments, writable before
- *			readable, ...): @elem->head is valid and must be pushed
- *			back with length 0 and counted as a drop
- * @VIRTQ_POP_BROKEN:	the ring itself is corrupt; @broken is now set
+ * @VIRTQ_POP_DROP:	the chain is unusable by us (more than
+ *			VIRTQ_ELEM_IOV_MAX segments, readable after writable):
+ *			@elem->head is valid and must be pushed back with
+ *			length 0 and counted as a drop.  The walk stopped at
+ *			the first such problem: the rest of the chain was not
+ *			looked at
+ * @VIRTQ_POP_BROKEN:	the ring itself is corrupt (including a chain or
+ *			indirect table over VIRTQ_CHAIN_MAX descriptors);
+ *			@broken is now set
  */
 enum virtq_pop_result {
 	VIRTQ_POP_EMPTY,

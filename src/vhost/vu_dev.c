@@ -57,14 +57,15 @@ void vu_dev_proto_err(struct vu_dev *dev, const struct vhost_user_msg *msg,
 
 	dev->stats.msg_errors++;
 	if (dev->err_logged) {
-		debug("%s: vhost-user: %s: request %u (%s): %s", dev->name,
-		      what, req, vhost_user_req_name(req), strerror(-rc));
+		src_debug(dev->log, "%s: vhost-user: %s: request %u (%s): %s",
+			  dev->name, what, req, vhost_user_req_name(req),
+			  strerror(-rc));
 		return;
 	}
 	dev->err_logged = true;
-	warn("%s: vhost-user: %s: request %u (%s): %s (further errors on "
-	     "this connection are only counted)", dev->name, what, req,
-	     vhost_user_req_name(req), strerror(-rc));
+	src_warn(dev->log, "%s: vhost-user: %s: request %u (%s): %s (further "
+		 "errors on this connection are only counted)", dev->name,
+		 what, req, vhost_user_req_name(req), strerror(-rc));
 }
 
 /**
@@ -181,8 +182,8 @@ void vu_queue_update(struct vu_dev *dev, unsigned int qi)
 		vu_dev_proto_err(dev, NULL, rc, "ring addresses do not map");
 		return;
 	}
-	debug("%s: queue %u started at avail %u", dev->name, qi,
-	      q->vq.last_avail_idx);
+	src_debug(dev->log, "%s: queue %u started at avail %u", dev->name, qi,
+		  q->vq.last_avail_idx);
 	if (dev->ops && dev->ops->queue_start)
 		dev->ops->queue_start(dev, qi);
 }
@@ -357,11 +358,11 @@ void vu_dev_attach(struct vu_dev *dev, int fd)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
-		warn("%s: cannot set socket timeouts: %s", dev->name,
-		     strerror(errno));
+		src_warn(dev->log, "%s: cannot set socket timeouts: %s",
+			 dev->name, strerror(errno));
 	dev->fd = fd;
 	dev->stats.connects++;
-	info("%s: vhost-user front end connected", dev->name);
+	src_info(dev->log, "%s: vhost-user front end connected", dev->name);
 }
 
 /**
@@ -376,7 +377,8 @@ void vu_dev_detach(struct vu_dev *dev)
 		close(dev->fd);
 		dev->fd = -1;
 		dev->stats.disconnects++;
-		info("%s: vhost-user front end disconnected", dev->name);
+		src_info(dev->log, "%s: vhost-user front end disconnected",
+			 dev->name);
 	}
 	__atomic_store_n(&dev->broken, false, __ATOMIC_RELEASE);
 }
@@ -495,8 +497,8 @@ int vu_dev_handle(struct vu_dev *dev)
 		return rc;
 	}
 
-	debug("%s: vhost-user %s", dev->name,
-	      vhost_user_req_name(msg.hdr.request));
+	src_debug(dev->log, "%s: vhost-user %s", dev->name,
+		  vhost_user_req_name(msg.hdr.request));
 	rc = vu_msg_apply(dev, &msg, &rsize);
 	vhost_user_close_fds(&msg);
 

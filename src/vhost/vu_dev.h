@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "../lock.h"
+#include "../log.h"
 #include "guest_mem.h"
 #include "virtq.h"
 
@@ -115,6 +116,9 @@ struct vu_dev_stats {
  * @stats:		protocol counters
  * @err_logged:		a protocol error was logged on this connection
  *			(later ones are only counted; control thread only)
+ * @log:		rate limit of this device's log lines: the embedding
+ *			port's (set by it after vu_dev_init()); NULL = the
+ *			global source
  * @mem_faults:		accesses to guest memory the front end took away
  *			(a shrunk file), contained by guest_fault.c; any
  *			thread adds (atomically), control reads and clears
@@ -135,6 +139,7 @@ struct vu_dev {
 	void *opaque;
 	struct vu_dev_stats stats;
 	bool err_logged;
+	struct log_src *log;
 	uint32_t mem_faults;
 };
 

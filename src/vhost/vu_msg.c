@@ -215,9 +215,9 @@ static void vu_msg_mem_refused(const struct vu_dev *dev,
 					  "or hugetlbfs at least that long" :
 			  strerror(-rc);
 
-	warn("%s: guest memory region at 0x%llx, %llu bytes, refused: %s",
-	     dev->name, (unsigned long long)r->gpa,
-	     (unsigned long long)r->size, why);
+	src_warn(dev->log, "%s: guest memory region at 0x%llx, %llu bytes, "
+		 "refused: %s", dev->name, (unsigned long long)r->gpa,
+		 (unsigned long long)r->size, why);
 }
 
 /**
@@ -585,7 +585,7 @@ static int vu_msg_net_set_mtu(struct vu_dev *dev, struct vhost_user_msg *msg,
 	vu_dev_lock_all(dev);
 	dev->mtu = (uint16_t)mtu;
 	vu_dev_unlock_all(dev);
-	info("%s: guest MTU %u", dev->name, dev->mtu);
+	src_info(dev->log, "%s: guest MTU %u", dev->name, dev->mtu);
 	return 0;
 }
 

@@ -209,7 +209,8 @@ rogue_msg() {
 
 # vdrv's enum vdrv_evil, protocol and ring violations (vdrv/vdrv.h).
 EVIL_KINDS="garbage bad-size short unknown bad-version bad-ring mem-beyond-fd oob-desc
-	oob-len loop loop-empty avail-jump bad-head indirect-nested indirect-oob rx-oob shrink"
+	oob-len loop loop-empty avail-jump bad-head indirect-nested indirect-oob rx-oob shrink
+	long-chain huge-indirect same-head"
 
 rogue_step() {
 	local sock=$VG_DIR/rogue.sock k n=0 bad=0 out r evil_ok=0 kept=

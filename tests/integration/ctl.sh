@@ -315,6 +315,9 @@ expected_samples() {
 			elif .key == "fallback" then .value | to_entries[] |
 				"vhostd_port_direct_fallbacks_total\(lab($p; .key)) \(.value)"
 			else "UNMAPPED direct.\(.key)" end
+		elif .key == "learn_refused" then .value | to_entries[] |
+			"vhostd_port_learn_refused_total\(lab($p; .key)) \(.value)"
+		elif .key == "macs" then "vhostd_port_macs\(lab($p; null)) \(.value)"
 		elif (.value | type) == "number" then
 			"vhostd_port_\(.key)_total\(lab($p; null)) \(.value)"
 		else "UNMAPPED \(.key)" end),
@@ -491,7 +494,9 @@ ctl_backlog() {
 
 if wanted ctl-hostile; then
 	ERR=
-	start_vhostd -- 0 --port "vhost-user,path=$TMP/p0.sock,name=$LONG" \
+	# max-macs: the spray must fill the table (a guest may own 64 MACs
+	# by default)
+	start_vhostd -- 0 --port "vhost-user,path=$TMP/p0.sock,name=$LONG,max-macs=4096" \
 		--port "vhost-user,path=$TMP/p1.sock,name=vu1" \
 		--port "vhost-user,path=$TMP/p2.sock,name=vu2" ||
 		fail "vhostd did not start"

@@ -34,6 +34,11 @@ PASS=0
 FAIL=0
 SKIP=0
 ERR=
+# VHOSTD_USER: run every vhostd start_vhostd starts with --user
+#   VHOSTD_USER (the suite under least privilege); $TMP is then handed to
+#   that user, as its runtime directory would be, so that vhostd can
+#   remove its socket files at exit
+VHOSTD_USER=${VHOSTD_USER:-}
 # Seconds vhostd gets to exit on SIGTERM before it counts as hung.
 STOP_TIMEOUT=${STOP_TIMEOUT:-20}
 # A sanitizer report in vhostd's log (stop_vhostd fails on one).
@@ -125,6 +130,10 @@ start_vhostd() {
 	shift
 	n=$1; shift
 	rm -f "$TMP"/p*.sock "$TMP/ctl"
+	if [ -n "$VHOSTD_USER" ]; then
+		chown "$VHOSTD_USER" "$TMP" || return 1
+		args+=(--user "$VHOSTD_USER")
+	fi
 	for i in $(seq 0 $((n - 1))); do
 		args+=(--port "vhost-user,path=$TMP/p$i.sock,name=vu$i")
 	done

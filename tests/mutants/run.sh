@@ -31,7 +31,8 @@
 # value" lines (see README.md): "tests:" names what must kill it --
 # unit:test_NAME (a unit binary), it:NAME (tests/integration/run.sh NAME,
 # BUILD= the mutated build), offload:NAME (tests/integration/offload.sh
-# NAME).  A kill is a real failure of that test: a cmocka "[  FAILED  ]",
+# NAME), SCRIPT:NAME for any other tests/integration/SCRIPT.sh (l2:NAME
+# runs tests/integration/l2.sh NAME).  A kill is a real failure of that test: a cmocka "[  FAILED  ]",
 # or the script's "FAIL NAME" line -- not a missing binary, not "vhostd
 # did not start".  A timeout counts as a kill only for a test the header
 # lists under "hang-kills:".  A patch that does not apply, a mutated tree
@@ -174,6 +175,17 @@ targets() {
 		offload:*)
 			echo build/vhostd build/vhostctl \
 				build/tests/offload_itest ;;
+		*:*)
+			# another script of tests/integration: every program,
+			# as for it:
+			if [ -f "$ROOT/tests/integration/${t%%:*}.sh" ]; then
+				echo build/vhostd build/vhostctl \
+					build/tests/vdrv_itest build/tests/vdrv_tool \
+					build/tests/tapdirect_itest \
+					build/tests/offload_itest
+			else
+				echo "BAD-TEST-NAME:$t"
+			fi ;;
 		*) echo "BAD-TEST-NAME:$t" ;;
 		esac
 	done | tr ' ' '\n' | sort -u
@@ -257,12 +269,17 @@ scan_script() {
 # run_tests DIR TAG TEST...: run TESTs against DIR/build, logs under TAG;
 # HANG_OK (space-separated tests) get the short timeout
 run_tests() {
-	local dir=$1 tag=$2 t rc log its=() offs=() tmo
+	local dir=$1 tag=$2 t rc log its=() offs=() tmo sc
+	local -A others=()
 	shift 2
 	for t in "$@"; do
 		case "$t" in
 		it:*) its+=("${t#it:}") ;;
 		offload:*) offs+=("${t#offload:}") ;;
+		unit:*) ;;
+		*:*) others[${t%%:*}]+=" ${t#*:}" ;;
+		esac
+		case "$t" in
 		unit:*)
 			log=$WORK/logs/$tag.${t#unit:}.log
 			tmo=$TMO
@@ -287,6 +304,11 @@ run_tests() {
 	run_script "$dir" "$tag.it" tests/integration/run.sh it "${its[@]}"
 	run_script "$dir" "$tag.offload" tests/integration/offload.sh offload \
 		"${offs[@]}"
+	for sc in "${!others[@]}"; do
+		# shellcheck disable=SC2086 # test names have no spaces
+		run_script "$dir" "$tag.$sc" "tests/integration/$sc.sh" "$sc" \
+			${others[$sc]}
+	done
 }
 
 # run_script DIR TAG SCRIPT PREFIX NAME...: one run of SCRIPT for NAMEs

@@ -164,6 +164,83 @@ static void test_port_specs(void **state)
 	}
 }
 
+/* L2 keys: mac= (vhost-user only, a station address), max-macs=
+ * (0-4096, default by type), flood-rate= (0 = off), flood-burst= (>= 1).
+ */
+static void test_l2_keys(void **state)
+{
+	static const char *const bad[] = {
+		"vhost-user,path=/s,mac=01:00:5e:00:00:01", "not a station",
+		"vhost-user,path=/s,mac=00:00:00:00:00:00", "not a station",
+		"vhost-user,path=/s,mac=02:00:00:00:00", "not a MAC",
+		"vhost-user,path=/s,mac=02:00:00:00:00:0g", "not a MAC",
+		"vhost-user,path=/s,mac=02-00-00-00-00-01", "not a MAC",
+		"vhost-user,path=/s,mac=02:00:00:00:00:011", "not a MAC",
+		"vhost-user,path=/s,mac= 2:00:00:00:00:01", "not a MAC",
+		"tap,ifname=t,mac=02:00:00:00:00:01", "unknown key 'mac'",
+		"vhost-user,path=/s,max-macs=4097", "out of range (0-4096)",
+		"vhost-user,path=/s,max-macs=x", "not a number",
+		"tap,ifname=t,flood-rate=100000001", "out of range",
+		"tap,ifname=t,flood-burst=0", "out of range (1-",
+		"vhost-user,path=/s,flood-rate=1,flood-rate=2", "given twice",
+		"vhost-user,path=/s,mac=02:00:00:00:00:01,mac=02:00:00:00:00:01",
+		"given twice",
+	};
+	struct conf_port p;
+	char err[256];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(conf_parse_port("vhost-user,path=/s", 0, &p, err,
+					 sizeof(err)), 0);
+	assert_int_equal(p.max_macs, CONF_MAX_MACS_VHOST);
+	assert_int_equal(p.flood_rate, CONF_FLOOD_RATE_DEFAULT);
+	assert_int_equal(p.flood_burst, 0);
+	assert_false(p.has_mac);
+	assert_int_equal(conf_parse_port("tap,ifname=t", 0, &p, err,
+					 sizeof(err)), 0);
+	assert_int_equal(p.max_macs, CONF_MAX_MACS_TAP);
+	assert_int_equal(conf_parse_port("vhost-user,path=/s,mac=52:54:00:Ab:"
+					 "cD:ef,max-macs=0,flood-rate=0,"
+					 "flood-burst=7", 0, &p, err,
+					 sizeof(err)), 0);
+	assert_true(p.has_mac);
+	assert_memory_equal(p.mac, ((uint8_t[6]){ 0x52, 0x54, 0, 0xab, 0xcd,
+						   0xef }), 6);
+	assert_int_equal(p.max_macs, 0);
+	assert_int_equal(p.flood_rate, 0);
+	assert_int_equal(p.flood_burst, 7);
+	assert_int_equal(conf_parse_port("tap,ifname=t,max-macs=4096", 0, &p,
+					 err, sizeof(err)), 0);
+	assert_int_equal(p.max_macs, 4096);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i += 2) {
+		if (conf_parse_port(bad[i], 0, &p, err, sizeof(err)) != -EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+		if (!strstr(err, bad[i + 1]))
+			fail_msg("'%s': error '%s' lacks '%s'", bad[i], err,
+				 bad[i + 1]);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+/* Two ports locked to one MAC: refused by conf_parse(). */
+static void test_l2_same_mac(void **state)
+{
+	char *argv[] = { "vhostd", "--port",
+			 "vhost-user,path=/a,mac=02:00:00:00:00:01", "--port",
+			 "vhost-user,path=/b,mac=02:00:00:00:00:01", NULL };
+	struct conf *c = calloc(1, sizeof(*c));
+	char err[256];
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(conf_parse(5, argv, c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "both locked to mac 02:00:00:00:00:01"));
+	argv[4] = "vhost-user,path=/b,mac=02:00:00:00:00:02";
+	assert_int_equal(conf_parse(5, argv, c, err, sizeof(err)), 0);
+	free(c);
+}
+
 /* max-mem=: default 1 TiB, sizes with a 1024-based suffix, never 0. */
 static void test_max_mem(void **state)
 {
@@ -370,6 +447,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_port_specs),
 		cmocka_unit_test(test_max_mem),
+		cmocka_unit_test(test_l2_keys),
+		cmocka_unit_test(test_l2_same_mac),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_bad_command_lines),

@@ -2,29 +2,24 @@
 /* test_fdb.c - unit tests of the MAC learning table
  *
  * Basic behaviour (learn, lookup, move, age, flush), a full probe chain,
- * and a differential test against a naive reference table under random
- * operations.  Single-threaded: the lock-free claims are reviewed in the
- * DOC of fdb.c; here we check the sequential semantics they must keep.
+ * per-port quotas, static entries and eviction under pressure; the
+ * helpers the parts share, and the test list.  The differential test
+ * against a naive reference is in test_fdb/ref.c, the threads in
+ * test_fdb/conc.c (see test_fdb/test_fdb.h).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <pthread.h>
-#include <setjmp.h>
-#include <stdlib.h>
+#include <errno.h>
 #include <string.h>
-#include <cmocka.h>
 
-#include "../../src/fdb.h"
+#include "test_fdb/test_fdb.h"
 
-static struct fdb fdb;
+struct fdb fdb;
 
 /**
  * mac_of() - a unicast, locally administered MAC made from @n
  * @n:		any number (distinct numbers give distinct MACs)
  * @mac:	result
  */
-static void mac_of(uint32_t n, uint8_t mac[6])
+void mac_of(uint32_t n, uint8_t mac[6])
 {
 	mac[0] = 0x02;
 	mac[1] = 0x00;
@@ -39,7 +34,7 @@ static void mac_of(uint32_t n, uint8_t mac[6])
  * @mac:	MAC
  * Return: slot index, or -1
  */
-static int slot_of(const uint8_t mac[6])
+int slot_of(const uint8_t mac[6])
 {
 	uint64_t m = (uint64_t)mac[0] << 40 | (uint64_t)mac[1] << 32 |
 		     (uint64_t)mac[2] << 24 | (uint64_t)mac[3] << 16 |
@@ -183,14 +178,18 @@ static void test_flush_port(void **state)
 	}
 }
 
-/* FDB_PROBE + 1 MACs sharing a home slot: the last is not learned, the
- * others stay reachable, and deleting one frees room for it.
+/**
+ * same_home() - fill @cand with MACs sharing one home slot
+ * @cand:	FDB_PROBE + 1 MACs out
+ *
+ * Learns each candidate into the empty table (it lands home) and takes
+ * it out again behind fdb's back; leaves the table empty.
  */
-static void test_full_chain(void **state)
+void same_home(uint8_t cand[FDB_PROBE + 1][6])
 {
-	uint8_t mac[6], cand[FDB_PROBE + 1][6];
-	unsigned int found = 0, i;
+	unsigned int found = 0;
 	int home = -1;
+	uint8_t mac[6];
 	uint32_t n;
 
 	fdb_init(&fdb, 300);
@@ -200,18 +199,33 @@ static void test_full_chain(void **state)
 		mac_of(n, mac);
 		fdb_learn(&fdb, mac, 1, 1);	/* empty table: lands home */
 		s = slot_of(mac);
+		assert_true(s >= 0);
 		fdb.slots[s].key = 0;
+		fdb.ports[1].owned = 0;		/* behind fdb's back */
 		if (home < 0)
 			home = s;
 		if (s == home)
 			memcpy(cand[found++], mac, 6);
 	}
 	assert_int_equal(found, FDB_PROBE + 1);
+}
+
+/* FDB_PROBE + 1 MACs sharing a home slot: the last is not learned, the
+ * others stay reachable, and deleting one frees room for it.
+ */
+static void test_full_chain(void **state)
+{
+	uint8_t cand[FDB_PROBE + 1][6];
+	unsigned int i;
+
+	same_home(cand);
 
 	for (i = 0; i < FDB_PROBE; i++)
 		fdb_learn(&fdb, cand[i], (uint16_t)i, 1);
 	assert_int_equal(fdb_count(&fdb), FDB_PROBE);
-	fdb_learn(&fdb, cand[FDB_PROBE], 3, 1);
+	/* Nobody in the chain is at a quota: nothing to push out. */
+	assert_int_equal(fdb_learn(&fdb, cand[FDB_PROBE], 3, 1),
+			 FDB_LEARN_FULL);
 	assert_int_equal(fdb_count(&fdb), FDB_PROBE);
 	assert_int_equal(fdb_lookup(&fdb, cand[FDB_PROBE]), FDB_NO_PORT);
 	for (i = 0; i < FDB_PROBE; i++)
@@ -229,6 +243,235 @@ static void test_full_chain(void **state)
 	assert_int_equal(fdb_lookup(&fdb, cand[FDB_PROBE]), 3);
 	for (i = 1; i < FDB_PROBE; i++)
 		assert_int_equal(fdb_lookup(&fdb, cand[i]), i == 4 ? 40 : i);
+}
+
+/**
+ * port_entries() - learned entries of @port, by inspection
+ * @port:	port index
+ * Return: live, non-static slots pointing to @port
+ */
+unsigned int port_entries(uint16_t port)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < FDB_SIZE; i++) {
+		struct fdb_entry e;
+
+		n += fdb_entry_get(&fdb, i, &e) && !e.is_static &&
+		     e.port == port;
+	}
+	return n;
+}
+
+/* A port learns up to its quota; beyond it sources are refused, counted
+ * by the caller; an entry that goes (age, flush) makes room again.
+ */
+static void test_quota(void **state)
+{
+	uint8_t mac[6];
+	uint32_t i;
+
+	fdb_init(&fdb, 300);
+	fdb_set_max(&fdb, 1, 3);
+	for (i = 0; i < 3; i++) {
+		mac_of(i, mac);
+		assert_int_equal(fdb_learn(&fdb, mac, 1, 100), FDB_LEARN_OK);
+	}
+	mac_of(3, mac);
+	assert_int_equal(fdb_learn(&fdb, mac, 1, 100), FDB_LEARN_QUOTA);
+	assert_int_equal(fdb_lookup(&fdb, mac), FDB_NO_PORT);
+	assert_int_equal(fdb_port_macs(&fdb, 1), 3);
+	assert_int_equal(port_entries(1), 3);
+	/* At its quota a port still refreshes what it owns... */
+	mac_of(0, mac);
+	assert_int_equal(fdb_learn(&fdb, mac, 1, 200), FDB_LEARN_OK);
+	/* ...and other ports are not affected. */
+	mac_of(10, mac);
+	assert_int_equal(fdb_learn(&fdb, mac, 2, 200), FDB_LEARN_OK);
+	/* Two age out (seen at 100): room for two more. */
+	assert_int_equal(fdb_age(&fdb, 401), 2);
+	assert_int_equal(fdb_port_macs(&fdb, 1), 1);
+	for (i = 3; i < 5; i++) {
+		mac_of(i, mac);
+		assert_int_equal(fdb_learn(&fdb, mac, 1, 402), FDB_LEARN_OK);
+	}
+	mac_of(5, mac);
+	assert_int_equal(fdb_learn(&fdb, mac, 1, 402), FDB_LEARN_QUOTA);
+	assert_int_equal(fdb_flush_port(&fdb, 1), 3);
+	assert_int_equal(fdb_port_macs(&fdb, 1), 0);
+	assert_int_equal(fdb_learn(&fdb, mac, 1, 402), FDB_LEARN_OK);
+	/* Quota 0: learns nothing. */
+	fdb_set_max(&fdb, 4, 0);
+	mac_of(20, mac);
+	assert_int_equal(fdb_learn(&fdb, mac, 4, 402), FDB_LEARN_QUOTA);
+	assert_int_equal(fdb_port_macs(&fdb, 4), 0);
+	/* Above the table's size is the table's size. */
+	fdb_set_max(&fdb, 5, 1000000);
+	assert_int_equal(fdb.ports[5].max, FDB_SIZE);
+	/* No quota for ports the table has none for. */
+	assert_int_equal(fdb_learn(&fdb, mac, FDB_PORTS, 1), FDB_LEARN_IGNORED);
+}
+
+/* Moving a MAC takes the mover's quota: a port at its quota cannot take
+ * a victim's MAC over; one under it can (VM migration), and the counts
+ * follow the entry.
+ */
+static void test_quota_move(void **state)
+{
+	uint8_t v[6], mac[6];
+	uint32_t i;
+
+	fdb_init(&fdb, 300);
+	fdb_set_max(&fdb, 1, 2);
+	mac_of(100, v);
+	assert_int_equal(fdb_learn(&fdb, v, 2, 1), FDB_LEARN_OK);
+	for (i = 0; i < 2; i++) {
+		mac_of(i, mac);
+		assert_int_equal(fdb_learn(&fdb, mac, 1, 1), FDB_LEARN_OK);
+	}
+	assert_int_equal(fdb_learn(&fdb, v, 1, 2), FDB_LEARN_QUOTA);
+	assert_int_equal(fdb_lookup(&fdb, v), 2);
+	assert_int_equal(fdb_port_macs(&fdb, 2), 1);
+	/* Under its quota, a move is legitimate. */
+	fdb_set_max(&fdb, 1, 3);
+	assert_int_equal(fdb_learn(&fdb, v, 1, 3), FDB_LEARN_OK);
+	assert_int_equal(fdb_lookup(&fdb, v), 1);
+	assert_int_equal(fdb_port_macs(&fdb, 1), 3);
+	assert_int_equal(fdb_port_macs(&fdb, 2), 0);
+	assert_int_equal(port_entries(1), 3);
+	assert_int_equal(port_entries(2), 0);
+}
+
+/* A static entry: never ages, moves or goes with a flush of its port's
+ * learned entries; another port's frames from it are refused; it takes
+ * over a learned entry in place; it costs no quota.
+ */
+static void test_static(void **state)
+{
+	uint8_t v[6], w[6], bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct fdb_entry e;
+	int s;
+
+	fdb_init(&fdb, 10);
+	mac_of(7, v);
+	mac_of(8, w);
+	assert_int_equal(fdb_static_add(&fdb, bc, 3), -EINVAL);
+	assert_int_equal(fdb_static_add(&fdb, v, FDB_PORTS), -EINVAL);
+	assert_int_equal(fdb_static_add(&fdb, v, 3), 0);
+	assert_int_equal(fdb_static_add(&fdb, v, 3), 0);	/* again: same */
+	assert_int_equal(fdb_count(&fdb), 1);
+	assert_int_equal(fdb_static_add(&fdb, v, 4), -EEXIST);
+	assert_int_equal(fdb_lookup(&fdb, v), 3);
+	assert_int_equal(fdb_port_macs(&fdb, 3), 0);
+	s = slot_of(v);
+	assert_true(fdb_entry_get(&fdb, (unsigned int)s, &e));
+	assert_true(e.is_static);
+	assert_int_equal(e.port, 3);
+	assert_memory_equal(e.mac, v, 6);
+
+	assert_int_equal(fdb_learn(&fdb, v, 1, 5), FDB_LEARN_LOCKED);
+	assert_int_equal(fdb_learn(&fdb, v, 3, 5), FDB_LEARN_OK);
+	assert_int_equal(fdb_lookup(&fdb, v), 3);
+	assert_int_equal(fdb_port_macs(&fdb, 1), 0);
+	assert_int_equal(fdb_age(&fdb, 1000000), 0);
+	assert_int_equal(fdb_flush_port(&fdb, 3), 0);
+	assert_int_equal(fdb_lookup(&fdb, v), 3);
+
+	/* A learned entry becomes static in place: its port gets its count
+	 * back, and it stops moving.
+	 */
+	assert_int_equal(fdb_learn(&fdb, w, 1, 5), FDB_LEARN_OK);
+	assert_int_equal(fdb_port_macs(&fdb, 1), 1);
+	assert_int_equal(fdb_static_add(&fdb, w, 2), 0);
+	assert_int_equal(fdb_port_macs(&fdb, 1), 0);
+	assert_int_equal(fdb_lookup(&fdb, w), 2);
+	assert_int_equal(fdb_learn(&fdb, w, 1, 6), FDB_LEARN_LOCKED);
+	assert_int_equal(fdb_count(&fdb), 2);
+
+	assert_int_equal(fdb_static_del(&fdb, v, 4), -ENOENT);
+	assert_int_equal(fdb_static_del(&fdb, v, 3), 0);
+	assert_int_equal(fdb_lookup(&fdb, v), FDB_NO_PORT);
+	assert_int_equal(fdb_learn(&fdb, v, 1, 7), FDB_LEARN_OK);
+	assert_int_equal(fdb_lookup(&fdb, v), 1);
+}
+
+/* A learned copy of a static MAC ahead of it in the chain (which no
+ * learner makes, but a race could leave) is removed by the next fdb_age().
+ */
+static void test_static_shadow(void **state)
+{
+	uint8_t cand[FDB_PROBE + 1][6];
+	int s0, s1;
+
+	same_home(cand);
+	fdb_learn(&fdb, cand[0], 1, 1);		/* the chain's first slot */
+	assert_int_equal(fdb_static_add(&fdb, cand[1], 2), 0);
+	s0 = slot_of(cand[0]);
+	s1 = slot_of(cand[1]);
+	assert_true(s0 < s1);
+	/* Forge: slot 0 becomes a learned copy of the static MAC. */
+	fdb.slots[s0].key = (fdb.slots[s1].key & ((1ULL << 48) - 1)) |
+			    (uint64_t)(1 + 1) << 48;
+	assert_int_equal(fdb_lookup(&fdb, cand[1]), 1);
+	fdb_age(&fdb, 2);
+	assert_int_equal(fdb_lookup(&fdb, cand[1]), 2);
+	assert_int_equal(fdb_port_macs(&fdb, 1), 0);
+}
+
+/* Under pressure (a full chain), a port under its quota pushes out an
+ * entry of a port at its quota -- the largest such holder -- and never
+ * one of a port under its quota; a port at its quota pushes out nobody.
+ */
+static void test_evict(void **state)
+{
+	uint8_t cand[FDB_PROBE + 1][6], mac[6];
+	unsigned int i, left = 0;
+
+	same_home(cand);
+	fdb_set_max(&fdb, 1, FDB_PROBE - 4);
+	fdb_set_max(&fdb, 2, 64);
+	/* Port 1 fills its quota in the chain, victim port 2 the rest. */
+	for (i = 0; i < FDB_PROBE; i++)
+		assert_int_equal(fdb_learn(&fdb, cand[i],
+					   i < FDB_PROBE - 4 ? 1 : 2, 1),
+				 FDB_LEARN_OK);
+	assert_int_equal(fdb_port_macs(&fdb, 1), FDB_PROBE - 4);
+
+	/* Port 3 (under its quota) learns into the full chain: one of the
+	 * sprayer's entries goes, none of the victim's.
+	 */
+	assert_int_equal(fdb_learn(&fdb, cand[FDB_PROBE], 3, 2), FDB_LEARN_OK);
+	assert_int_equal(fdb_lookup(&fdb, cand[FDB_PROBE]), 3);
+	assert_int_equal(fdb_port_macs(&fdb, 1), FDB_PROBE - 5);
+	assert_int_equal(fdb_port_macs(&fdb, 3), 1);
+	for (i = FDB_PROBE - 4; i < FDB_PROBE; i++)
+		assert_int_equal(fdb_lookup(&fdb, cand[i]), 2);
+	for (i = 0; i < FDB_PROBE - 4; i++)
+		left += fdb_lookup(&fdb, cand[i]) == 1;
+	assert_int_equal(left, FDB_PROBE - 5);
+	assert_int_equal(fdb_count(&fdb), FDB_PROBE);
+
+	/* The sprayer, under its quota again, finds nobody at a quota in
+	 * the chain (victim 2 and port 3 are under theirs): refused.
+	 */
+	for (i = 0; i < FDB_PROBE - 4; i++)
+		if (fdb_lookup(&fdb, cand[i]) != 1)
+			break;
+	assert_int_equal(fdb_learn(&fdb, cand[i], 1, 3), FDB_LEARN_FULL);
+	assert_int_equal(fdb_port_macs(&fdb, 1), FDB_PROBE - 5);
+
+	/* At its quota, a port evicts nobody: port 2 at quota 4, its fifth
+	 * MAC into the chain (where port 1 holds a full quota) is refused.
+	 */
+	fdb_set_max(&fdb, 1, FDB_PROBE - 5);
+	fdb_set_max(&fdb, 2, 4);
+	assert_int_equal(fdb_learn(&fdb, cand[i], 2, 3), FDB_LEARN_QUOTA);
+	assert_int_equal(fdb_port_macs(&fdb, 1), FDB_PROBE - 5);
+	mac_of(999999, mac);
+	assert_int_equal(fdb_learn(&fdb, mac, 2, 3), FDB_LEARN_QUOTA);
+	assert_int_equal(port_entries(1), FDB_PROBE - 5);
+	assert_int_equal(port_entries(2), 4);
+	assert_int_equal(port_entries(3), 1);
 }
 
 /* A whole table's worth of distinct MACs: never a wrong answer. */
@@ -257,272 +500,6 @@ static void test_fill_table(void **state)
 	assert_int_equal(hits, fdb_count(&fdb));
 }
 
-/* The naive reference: an unordered array. */
-struct ref_entry {
-	uint32_t id;
-	uint16_t port;
-	uint32_t seen;
-};
-
-static struct ref_entry ref[1 << 16];
-static unsigned int ref_n;
-
-static int ref_find(uint32_t id)
-{
-	unsigned int i;
-
-	for (i = 0; i < ref_n; i++)
-		if (ref[i].id == id)
-			return (int)i;
-	return -1;
-}
-
-static void ref_del(unsigned int i)
-{
-	ref[i] = ref[--ref_n];
-}
-
-static void ref_learn(uint32_t id, uint16_t port, uint32_t now)
-{
-	int i = ref_find(id);
-
-	if (i < 0) {
-		i = (int)ref_n++;
-		ref[i].id = id;
-	}
-	ref[i].port = port;
-	ref[i].seen = now;
-}
-
-static unsigned int ref_age(uint32_t age_s, uint32_t now)
-{
-	unsigned int i = 0, n = 0;
-
-	while (i < ref_n) {
-		if (now - ref[i].seen > age_s) {
-			ref_del(i);
-			n++;
-		} else {
-			i++;
-		}
-	}
-	return n;
-}
-
-static unsigned int ref_flush(uint16_t port)
-{
-	unsigned int i = 0, n = 0;
-
-	while (i < ref_n) {
-		if (ref[i].port == port) {
-			ref_del(i);
-			n++;
-		} else {
-			i++;
-		}
-	}
-	return n;
-}
-
-/**
- * differential() - random operations on both tables, compare outcomes
- * @pool:	distinct MACs drawn from
- * @ops:	operations
- * @exact:	the table never fills: every outcome must be equal.  When
- *		false, the table may decline to learn, but must never give
- *		a wrong port, and never hold more than the reference.
- */
-static void differential(uint32_t pool, unsigned int ops, bool exact)
-{
-	unsigned int op, max_ref = 0;
-	uint32_t now = 1000;
-
-	fdb_init(&fdb, 30);
-	ref_n = 0;
-	srandom(12345 + pool);
-	for (op = 0; op < ops; op++) {
-		uint32_t id = (uint32_t)random() % pool;
-		uint16_t port = (uint16_t)(random() % 8);
-		unsigned int r = (unsigned int)random() % 100;
-		uint8_t mac[6];
-		int i;
-
-		mac_of(id, mac);
-		if (r < 50) {
-			fdb_learn(&fdb, mac, port, now);
-			ref_learn(id, port, now);
-		} else if (r < 90) {
-			uint16_t got = fdb_lookup(&fdb, mac);
-
-			i = ref_find(id);
-			if (exact)
-				assert_int_equal(got, i < 0 ? FDB_NO_PORT :
-						 ref[i].port);
-			else if (got != FDB_NO_PORT)
-				assert_int_equal(got, ref[i].port);
-		} else if (r < 96) {
-			now += (uint32_t)random() % 4;
-		} else if (!exact && (r < 99 || random() % 20)) {
-			/* Overfull run: rare flushes, no ageing, so the
-			 * reference grows past the table's capacity.
-			 */
-			fdb_learn(&fdb, mac, port, now);
-			ref_learn(id, port, now);
-		} else if (r < 99) {
-			unsigned int a = fdb_age(&fdb, now);
-			unsigned int b = ref_age(30, now);
-
-			if (exact)
-				assert_int_equal(a, b);
-		} else {
-			unsigned int a = fdb_flush_port(&fdb, port);
-			unsigned int b = ref_flush(port);
-
-			if (exact)
-				assert_int_equal(a, b);
-		}
-		if (exact)
-			assert_int_equal(fdb_count(&fdb), ref_n);
-		else if (op % 64 == 0)
-			assert_true(fdb_count(&fdb) <= ref_n);
-		if (ref_n > max_ref)
-			max_ref = ref_n;
-	}
-	/* The overfull run must really have overfilled the table. */
-	if (!exact)
-		assert_true(max_ref > FDB_SIZE);
-	/* Final sweep over every MAC of the pool. */
-	for (op = 0; op < pool; op++) {
-		uint8_t mac[6];
-		uint16_t got;
-		int i;
-
-		mac_of(op, mac);
-		got = fdb_lookup(&fdb, mac);
-		i = ref_find(op);
-		if (exact)
-			assert_int_equal(got, i < 0 ? FDB_NO_PORT : ref[i].port);
-		else if (got != FDB_NO_PORT)
-			assert_int_equal(got, ref[i].port);
-	}
-}
-
-static void test_differential_exact(void **state)
-{
-	differential(600, 200000, true);
-}
-
-static void test_differential_overfull(void **state)
-{
-	differential(3 * FDB_SIZE, 300000, false);
-}
-
-/*
- * Concurrency smoke test: learners, lookers and an ager/flusher at once.
- * MAC n is only ever learned on ports n % 4 and n % 4 + 4, so any other
- * answer from a lookup is a torn or misplaced entry.  Run under TSan
- * (make CFLAGS=-fsanitize=thread) to check the atomics too.
- */
-#define CONC_MACS	3000
-#define CONC_ITERS	200000
-
-static uint32_t conc_clock;
-static bool conc_stop;
-
-static void *conc_learner(void *arg)
-{
-	uint32_t seed = (uint32_t)(uintptr_t)arg, i;
-
-	for (i = 0; i < CONC_ITERS; i++) {
-		uint32_t n;
-		uint8_t mac[6];
-
-		seed = seed * 1103515245u + 12345u;
-		n = (seed >> 8) % CONC_MACS;
-		mac_of(n, mac);
-		fdb_learn(&fdb, mac, (uint16_t)(n % 4 + ((seed >> 4) & 1) * 4),
-			  __atomic_load_n(&conc_clock, __ATOMIC_RELAXED));
-	}
-	return NULL;
-}
-
-static void *conc_looker(void *arg)
-{
-	uint32_t seed = (uint32_t)(uintptr_t)arg, i, bad = 0;
-
-	for (i = 0; i < CONC_ITERS; i++) {
-		uint32_t n;
-		uint8_t mac[6];
-		uint16_t p;
-
-		seed = seed * 1103515245u + 12345u;
-		n = (seed >> 8) % CONC_MACS;
-		mac_of(n, mac);
-		p = fdb_lookup(&fdb, mac);
-		if (p != FDB_NO_PORT && p != n % 4 && p != n % 4 + 4)
-			bad++;
-	}
-	return (void *)(uintptr_t)bad;
-}
-
-static void *conc_ager(void *arg)
-{
-	uint16_t port = 0;
-
-	while (!__atomic_load_n(&conc_stop, __ATOMIC_RELAXED)) {
-		__atomic_fetch_add(&conc_clock, 1, __ATOMIC_RELAXED);
-		fdb_age(&fdb, __atomic_load_n(&conc_clock, __ATOMIC_RELAXED));
-		fdb_flush_port(&fdb, port++ % 8);
-	}
-	return NULL;
-}
-
-static void test_concurrent(void **state)
-{
-	pthread_t l[3], k[2], a;
-	unsigned int i, n = 0, live;
-	void *bad;
-
-	fdb_init(&fdb, 2);
-	conc_clock = 1;
-	conc_stop = false;
-	for (i = 0; i < 3; i++)
-		assert_int_equal(pthread_create(&l[i], NULL, conc_learner,
-						(void *)(uintptr_t)(i + 1)), 0);
-	for (i = 0; i < 2; i++)
-		assert_int_equal(pthread_create(&k[i], NULL, conc_looker,
-						(void *)(uintptr_t)(i + 7)), 0);
-	assert_int_equal(pthread_create(&a, NULL, conc_ager, NULL), 0);
-	for (i = 0; i < 3; i++)
-		pthread_join(l[i], NULL);
-	for (i = 0; i < 2; i++) {
-		pthread_join(k[i], &bad);
-		assert_int_equal((uintptr_t)bad, 0);
-	}
-	__atomic_store_n(&conc_stop, true, __ATOMIC_RELAXED);
-	pthread_join(a, NULL);
-
-	/* Quiescent now: no MAC is present twice, every entry is valid. */
-	live = fdb_count(&fdb);
-	for (i = 0; i < CONC_MACS; i++) {
-		uint8_t mac[6];
-		uint16_t p;
-		int j, copies = 0;
-
-		mac_of(i, mac);
-		p = fdb_lookup(&fdb, mac);
-		if (p == FDB_NO_PORT)
-			continue;
-		assert_true(p == i % 4 || p == i % 4 + 4);
-		for (j = 0; j < FDB_SIZE; j++)
-			copies += (fdb.slots[j].key & ((1ULL << 48) - 1)) ==
-				  ((uint64_t)0x02 << 40 | i);
-		assert_true(copies <= 1);
-		n++;
-	}
-	assert_int_equal(n, live);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,10 +510,17 @@ int main(void)
 		cmocka_unit_test(test_age),
 		cmocka_unit_test(test_flush_port),
 		cmocka_unit_test(test_full_chain),
+		cmocka_unit_test(test_quota),
+		cmocka_unit_test(test_quota_move),
+		cmocka_unit_test(test_static),
+		cmocka_unit_test(test_static_shadow),
+		cmocka_unit_test(test_evict),
 		cmocka_unit_test(test_fill_table),
 		cmocka_unit_test(test_differential_exact),
+		cmocka_unit_test(test_differential_quota),
 		cmocka_unit_test(test_differential_overfull),
 		cmocka_unit_test(test_concurrent),
+		cmocka_unit_test(test_concurrent_pressure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,6 +99,88 @@ static void test_plan(void **state)
 	assert_int_equal(gso_plan(p, host, guest), GSO_ACT_DROP);
 }
 
+/**
+ * plan_all() - gso_plan() for a full, a checksum-only and a plain
+ *		destination, which must agree on DROP or not
+ * @p:		frame
+ * @host:	source features
+ * @guest:	a destination with every offload
+ * Return: true if dropped for all three, false if for none
+ */
+static bool plan_all(const struct pkt *p, uint64_t host, uint64_t guest)
+{
+	bool d = gso_plan(p, host, guest) == GSO_ACT_DROP;
+
+	assert_int_equal(gso_plan(p, host, F(VIRTIO_NET_F_GUEST_CSUM)) ==
+			 GSO_ACT_DROP, d);
+	assert_int_equal(gso_plan(p, host, 0) == GSO_ACT_DROP, d);
+	return d;
+}
+
+/* Segments per GSO frame are bounded (gso.h): TCP's gso_size has a floor
+ * (a maximal frame gives at most 745 segments), USO at most 128
+ * segments; beyond, the frame is dropped whatever the destination.
+ */
+static void test_plan_bounds(void **state)
+{
+	const uint64_t host = F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_TSO4) |
+			      F(VIRTIO_NET_F_HOST_TSO6) |
+			      F(VIRTIO_NET_F_HOST_USO);
+	const uint64_t guest = F(VIRTIO_NET_F_GUEST_CSUM) |
+			       F(VIRTIO_NET_F_GUEST_TSO4) |
+			       F(VIRTIO_NET_F_GUEST_TSO6) |
+			       F(VIRTIO_NET_F_GUEST_USO4) |
+			       F(VIRTIO_NET_F_GUEST_USO6);
+	struct spec s = { .tcp_flags = 0x10, .pay_len = 64000, .mss = 88 };
+	struct pkt *p = &fr.pkt;
+	struct gso_iter it;
+	unsigned int v6;
+
+	(void)state;
+	for (v6 = 0; v6 < 2; v6++) {
+		s.v6 = v6;
+		s.udp = false;
+		s.mss = 88;
+		build(&fr, &s);
+		assert_false(plan_all(p, host, guest));
+		assert_int_equal(gso_init(&it, p, false), 0);
+		assert_true(gso_segs(&it) <= 745);
+		s.mss = 87;
+		build(&fr, &s);
+		assert_true(plan_all(p, host, guest));
+		s.mss = 1;
+		build(&fr, &s);
+		assert_true(plan_all(p, host, guest));
+		/* however short the frame */
+		s.pay_len = 10;
+		build(&fr, &s);
+		assert_true(plan_all(p, host, guest));
+		s.pay_len = 64000;
+
+		/* USO: 64000 bytes in 500-byte segments is 128 */
+		s.udp = true;
+		s.mss = 500;
+		build(&fr, &s);
+		assert_false(plan_all(p, host, guest));
+		assert_int_equal(gso_init(&it, p, false), 0);
+		assert_int_equal(gso_segs(&it), 128);
+		s.mss = 499;
+		build(&fr, &s);
+		assert_true(plan_all(p, host, guest));
+		s.mss = 1;
+		build(&fr, &s);
+		assert_true(plan_all(p, host, guest));
+		/* a small payload may use small segments */
+		s.pay_len = 128;
+		build(&fr, &s);
+		assert_false(plan_all(p, host, guest));
+		s.pay_len = 129;
+		build(&fr, &s);
+		assert_true(plan_all(p, host, guest));
+		s.pay_len = 64000;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_csum_fill_hostile),
 		cmocka_unit_test(test_udp_zero_csum),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_plan_bounds),
 	};
 	const struct CMUnitTest kernel[] = {
 		cmocka_unit_test(test_kernel_ref),

@@ -446,30 +446,55 @@ static void test_violations(void **state)
 	expect_broken(ind_huge, true);
 }
 
+/**
+ * drv_split_arena() - map the arena as two regions meeting at @split
+ * @split:	offset where the second region starts
+ *
+ * A buffer crossing @split then needs two segments, so a chain can have
+ * more segments than descriptors.
+ */
+static void drv_split_arena(uint64_t split)
+{
+	guest_mem_init(&d.m);
+	assert_int_equal(guest_mem_add_mapped(&d.m, d.arena, GPA_BASE, split,
+					      UVA_BASE), 0);
+	assert_int_equal(guest_mem_add_mapped(&d.m, d.arena + split,
+					      GPA_BASE + split,
+					      ARENA_SIZE - split,
+					      UVA_BASE + split), 0);
+	assert_int_equal(virtq_map(&d.vq, &d.m), 0);
+}
+
 static void test_drops(void **state)
 {
 	const struct seg bad_order[] = {
 		{ BUF_OFF, 10, VRING_DESC_F_WRITE }, { BUF_OFF + 0x100, 10, 0 },
 	};
 	const struct seg good[] = { { BUF_OFF, 10, 0 } };
-	struct seg many[VIRTQ_ELEM_IOV_MAX + 1];
+	struct seg many[VIRTQ_ELEM_IOV_MAX];
 	struct virtq_elem e;
 	unsigned int i;
 
 	drv_setup(128, false, false);
+	drv_split_arena(BUF_OFF + (VIRTQ_ELEM_IOV_MAX - 1) * 16 + 8);
 	drv_add(0, bad_order, 2);
 	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_DROP);
 	assert_int_equal(e.head, 0);
 	assert_int_equal(e.out_num + e.in_num, 0);
 	assert_false(d.vq.broken);
 
-	for (i = 0; i < sizeof(many) / sizeof(many[0]); i++)
+	/* 64 descriptors, the last one crossing into the second region: 65
+	 * segments, one more than a chain may have.
+	 */
+	for (i = 0; i < VIRTQ_ELEM_IOV_MAX; i++)
 		many[i] = (struct seg){ BUF_OFF + i * 16, 16, 0 };
-	drv_add(10, many, VIRTQ_ELEM_IOV_MAX + 1);
+	drv_add(10, many, VIRTQ_ELEM_IOV_MAX);
 	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_DROP);
 	assert_int_equal(e.head, 10);
+	assert_int_equal(e.ndesc, VIRTQ_ELEM_IOV_MAX);
 
 	/* exactly the limit is fine */
+	many[VIRTQ_ELEM_IOV_MAX - 1].len = 8;
 	drv_add(10, many, VIRTQ_ELEM_IOV_MAX);
 	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
 	assert_int_equal(e.out_num, VIRTQ_ELEM_IOV_MAX);
@@ -484,6 +509,144 @@ static void test_drops(void **state)
 	virtq_push(&d.vq, 100, 0);
 	virtq_flush(&d.vq);
 	assert_int_equal(d.used->idx, 4);
+}
+
+/* The walk ends at the first reason to drop: what follows it is never
+ * read, however broken, so a hostile chain costs only its prefix.
+ */
+static void test_drop_stops_walk(void **state)
+{
+	struct virtq_elem e;
+	unsigned int i;
+
+	drv_setup(128, false, true);
+	drv_split_arena(BUF_OFF + 8);
+	/* writable, then readable (drop), then a NEXT out of the ring */
+	d.desc[0] = (struct vring_desc){ GPA_BASE + BUF_OFF, 10,
+					 VRING_DESC_F_WRITE | VRING_DESC_F_NEXT,
+					 1 };
+	d.desc[1] = (struct vring_desc){ GPA_BASE + BUF_OFF, 10,
+					 VRING_DESC_F_NEXT, 1000 };
+	drv_publish(0);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_DROP);
+	assert_int_equal(e.ndesc, 2);
+	assert_false(d.vq.broken);
+
+	/* two segments per descriptor (each crosses into the second
+	 * region): 64 in 32 descriptors, then a loop back to the head
+	 */
+	for (i = 0; i < VIRTQ_CHAIN_MAX; i++)
+		d.desc[20 + i] = (struct vring_desc){
+			GPA_BASE + BUF_OFF, 16, VRING_DESC_F_NEXT,
+			(uint16_t)(20 + i + 1) };
+	d.desc[20 + VIRTQ_CHAIN_MAX - 1].next = 20;
+	drv_publish(20);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_DROP);
+	assert_int_equal(e.ndesc, VIRTQ_ELEM_IOV_MAX / 2 + 1);
+	assert_false(d.vq.broken);
+}
+
+/**
+ * long_chain() - publish a ring chain of @n readable descriptors at 0
+ * @n:		length
+ */
+static void long_chain(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		d.desc[i] = (struct vring_desc){
+			GPA_BASE + BUF_OFF + i, 1,
+			(uint16_t)(i + 1 < n ? VRING_DESC_F_NEXT : 0),
+			(uint16_t)(i + 1) };
+	drv_publish(0);
+}
+
+/**
+ * ind_chain() - publish @nring ring descriptors then an INDIRECT one to a
+ *		 table of @nind chained readable entries, head 0
+ * @nring:	plain descriptors before the INDIRECT one
+ * @nind:	table entries (the table is at BUF_OFF + 0x8000)
+ */
+static void ind_chain(unsigned int nring, unsigned int nind)
+{
+	struct vring_desc *ind = (struct vring_desc *)(d.arena + BUF_OFF +
+						       0x8000);
+	unsigned int i;
+
+	for (i = 0; i < nind; i++)
+		ind[i] = (struct vring_desc){
+			GPA_BASE + BUF_OFF + i, 1,
+			(uint16_t)(i + 1 < nind ? VRING_DESC_F_NEXT : 0),
+			(uint16_t)(i + 1) };
+	for (i = 0; i < nring; i++)
+		d.desc[i] = (struct vring_desc){ GPA_BASE + BUF_OFF, 1,
+						 VRING_DESC_F_NEXT,
+						 (uint16_t)(i + 1) };
+	d.desc[nring] = (struct vring_desc){ GPA_BASE + BUF_OFF + 0x8000,
+					     nind * 16, VRING_DESC_F_INDIRECT,
+					     0 };
+	drv_publish(0);
+}
+
+/* No chain may have more than VIRTQ_CHAIN_MAX buffer descriptors, nor an
+ * indirect table more entries, whatever the ring size: a longer one is a
+ * violation, found after reading at most one descriptor past the limit.
+ */
+static void test_chain_limits(void **state)
+{
+	struct virtq_elem e;
+
+	drv_setup(256, false, true);
+	long_chain(VIRTQ_CHAIN_MAX);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	assert_int_equal(e.out_num, VIRTQ_CHAIN_MAX);
+	assert_int_equal(e.ndesc, VIRTQ_CHAIN_MAX);
+
+	drv_setup(256, false, true);
+	long_chain(VIRTQ_CHAIN_MAX + 1);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
+
+	/* the case: 255 descriptors in a 256-entry ring */
+	drv_setup(256, false, true);
+	long_chain(255);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
+
+	/* a loop in a ring larger than the limit ends at the limit */
+	drv_setup(256, false, false);
+	d.desc[0] = (struct vring_desc){ GPA_BASE + BUF_OFF, 0,
+					 VRING_DESC_F_NEXT, 1 };
+	d.desc[1] = (struct vring_desc){ GPA_BASE + BUF_OFF, 0,
+					 VRING_DESC_F_NEXT, 0 };
+	drv_publish(0);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
+
+	/* INDIRECT alone: a full table is fine, the INDIRECT not counted */
+	drv_setup(256, false, true);
+	ind_chain(0, VIRTQ_CHAIN_MAX);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	assert_int_equal(e.out_num, VIRTQ_CHAIN_MAX);
+	assert_int_equal(e.ndesc, VIRTQ_CHAIN_MAX + 1);
+
+	/* ring descriptors and table entries add up */
+	drv_setup(256, false, true);
+	ind_chain(1, VIRTQ_CHAIN_MAX - 1);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	assert_int_equal(e.out_num, VIRTQ_CHAIN_MAX);
+	drv_setup(256, false, true);
+	ind_chain(2, VIRTQ_CHAIN_MAX - 1);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
+
+	/* a table larger than a chain is refused before it is walked */
+	drv_setup(256, false, true);
+	ind_chain(0, VIRTQ_CHAIN_MAX + 1);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
+	/* the issue's case: a 32768-entry table (512 KiB, past the arena
+	 * here: refused for its size before anything is translated)
+	 */
+	drv_setup(256, false, true);
+	ind_set(BUF_OFF, VIRTQ_MAX_SIZE * 16, 0);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
 }
 
 /**
@@ -656,6 +819,8 @@ int main(void)
 		cmocka_unit_test(test_indirect),
 		cmocka_unit_test(test_violations),
 		cmocka_unit_test(test_drops),
+		cmocka_unit_test(test_drop_stops_walk),
+		cmocka_unit_test(test_chain_limits),
 		cmocka_unit_test(test_notify_flags),
 		cmocka_unit_test(test_notify_event_idx),
 		cmocka_unit_test(test_enable_notify),

@@ -29,6 +29,13 @@ enum ot_act ot_decide(const struct ot_frame *f, uint64_t feat)
 			return OT_PLAIN;
 		return csum ? OT_PASS : OT_CSUM;
 	}
+	/* Segments per frame are bounded, for every receiver alike: TCP's
+	 * gso_size is at least 88, USO has at most 128 segments.
+	 */
+	if (f->s.proto == OT_PROTO_UDP ?
+	    f->p.paylen > (uint32_t)f->hdr.gso_size * 128 :
+	    f->hdr.gso_size < 88)
+		return OT_DROP;
 	if (f->s.proto == OT_PROTO_UDP)
 		need = f->s.vlan ? F(VDRV_F_GUEST_USO4) | F(VDRV_F_GUEST_USO6) :
 		       f->s.v6 ? F(VDRV_F_GUEST_USO6) : F(VDRV_F_GUEST_USO4);

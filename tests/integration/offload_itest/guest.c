@@ -253,6 +253,13 @@ bool ot_expect(struct ot_port *b, const struct ot_frame *f,
 		act = OT_SEG_PARTIAL;
 
 	snprintf(what, 64, "%s", ot_act_names[act]);
+	if (act == OT_DROP) {
+		/* Whatever comes is wrong: a frame or a segment of it. */
+		if (ot_recv(b, &rx, 300, filter))
+			return ot_err("a %u-byte frame arrived (gso_type %u), "
+				      "want a drop", rx.len, rx.hdr.gso_type);
+		return true;
+	}
 	if (act <= OT_CSUM) {
 		if (!ot_recv(b, &rx, 2000, filter))
 			return ot_err("nothing arrived (want %s)",

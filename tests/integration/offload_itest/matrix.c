@@ -41,8 +41,17 @@ static const struct ot_spec ot_matrix_frames[] = {
 	  TH_ACK | TH_CWR, 8000, 1448, false, true },
 	{ "tcp4-one-seg", OT_PROTO_TCP, false, false, 0, 12,
 	  TH_ACK | TH_PSH | TH_FIN, 1000, 1448, false, true },
+	/* 72 segments of 7 bytes: under the gso_size floor, dropped */
 	{ "tcp4-mss-7", OT_PROTO_TCP, false, false, 4, 0, TH_ACK | TH_PSH,
 	  500, 7, false, true },
+	/* the floor itself is fine: 61 segments, the last of 1 byte */
+	{ "tcp4-mss-88", OT_PROTO_TCP, false, false, 0, 12, TH_ACK | TH_PSH,
+	  88 * 60 + 1, 88, false, true },
+	/* USO: 128 segments pass, 129 are dropped */
+	{ "udp4-uso-128-segs", OT_PROTO_UDP, false, false, 0, 0, 0, 1280, 10,
+	  false, true },
+	{ "udp4-uso-129-segs", OT_PROTO_UDP, false, false, 0, 0, 0, 1290, 10,
+	  false, true },
 	{ "udp4-uso-odd", OT_PROTO_UDP, false, false, 0, 0, 0, 4097, 1023,
 	  false, true },
 	{ "tcp4-csum-small", OT_PROTO_TCP, false, false, 8, 12, TH_ACK,
@@ -148,7 +157,7 @@ void sc_matrix(char **socks, unsigned int n)
 {
 	struct ot_port *a = &ot_ports[0];
 	unsigned int i, v, nv = n - 1, mutated = 0, hits = 0;
-	unsigned int extra[OT_PORTS_MAX];
+	unsigned int extra[OT_PORTS_MAX], drops[OT_PORTS_MAX] = { 0 };
 	bool caught[OT_PORTS_MAX];
 
 	if (nv < 1 || nv > OT_ARRAY_SIZE(ot_variants))
@@ -196,6 +205,9 @@ void sc_matrix(char **socks, unsigned int n)
 			bool ok = ot_expect(&ot_ports[1 + v], &ot_f, true, NULL,
 					    what);
 
+			if (ot_decide(&ot_f, vdrv_features(ot_ports[1 + v].d)) ==
+			    OT_DROP)
+				drops[v]++;
 			caught[v] = ot_mut_frames != m0;
 			if (caught[v])
 				ok = ot_caught(ok, what, &mutated, &hits);
@@ -213,6 +225,10 @@ void sc_matrix(char **socks, unsigned int n)
 	if (ot_mut)
 		printf("selftest %s: caught %u of %u mutated deliveries\n",
 		       ot_mut_names[ot_mut], hits, mutated);
+	/* Each frame the table drops is counted once at each receiver. */
+	printf("COUNTER vu0 offload 0\n");
+	for (v = 0; v < nv; v++)
+		printf("COUNTER vu%u offload %u\n", 1 + v, drops[v]);
 	for (i = 0; i < n; i++)
 		ot_close(&ot_ports[i]);
 }

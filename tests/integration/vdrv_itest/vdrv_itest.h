@@ -14,6 +14,11 @@
  *			shutting down under a flood
  *   ctl_guests.c	guests that stand still for ctl.sh: known MACs on
  *			known ports, until a signal
+ *   hostile.c		a guest feeding vhostd costly descriptor chains
+ *			while a bystander pair's round trips are timed; a
+ *			TSO frame of 65,000 segments (gso-tiny)
+ *   l2.c		a hostile guest against two others: spoofed source
+ *			MACs, a MAC spray, a flood (for l2.sh)
  *
  * Nothing here includes src/: the guests are vdrv (written from the
  * vhost-user and virtio specifications), so a misreading cannot hide on
@@ -111,5 +116,21 @@ void sc_flood_hangup(void);
 
 /* ctl_guests.c */
 void sc_ctl_guests(void);
+
+/* hostile.c */
+void sc_gso_tiny(void);
+void sc_hostile_long_chain(void);
+void sc_hostile_huge_indirect(void);
+void sc_hostile_same_head(void);
+void sc_hostile_max_chain(void);
+void sc_hostile_max_indirect(void);
+
+/* l2.c */
+void sc_mac_lock(void);
+void sc_mac_steal(void);
+void sc_mac_move(void);
+void sc_mac_spray(void);
+void sc_storm(void);
+void sc_storm_bystander(void);
 
 #endif /* VDRV_ITEST_H */
