@@ -92,6 +92,18 @@ pstat() {
 		"/proc/$VPID/status" 2>/dev/null
 }
 
+# started: vhostd listens before it locks itself down; wait (up to 5 s) for
+#   its "running:" line, logged once privileges and the filter are in place
+started() {
+	local i
+	for i in $(seq 100); do
+		grep -q "info: running: " "$TMP/vhostd.log" && return 0
+		kill -0 "$VPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	return 1
+}
+
 # want_status FIELD VALUE: append a failure unless FIELD is VALUE
 want_status() {
 	local v
@@ -124,7 +136,7 @@ ALL_GONE="$NOCAPS"
 if wanted priv-user; then
 	ERR=
 	chown nobody "$TMP"	# its runtime directory: it removes its sockets
-	start_vhostd -- 3 --user nobody || fail "vhostd did not start"
+	{ start_vhostd -- 3 --user nobody && started; } || fail "vhostd did not start"
 	want_status Uid "65534 65534 65534 65534"
 	want_status Gid "65534 65534 65534 65534"
 	want_status Groups "65534"
@@ -149,7 +161,7 @@ fi
 
 if wanted priv-no-sandbox; then
 	ERR=
-	start_vhostd -- 3 --user nobody --no-sandbox || fail "vhostd did not start"
+	{ start_vhostd -- 3 --user nobody --no-sandbox && started; } || fail "vhostd did not start"
 	want_status Uid "65534 65534 65534 65534"
 	want_status CapEff "$NOCAPS"
 	want_status NoNewPrivs 1
@@ -162,7 +174,7 @@ fi
 
 if wanted priv-root-nocaps; then
 	ERR=
-	start_vhostd -- 2 || fail "vhostd did not start"
+	{ start_vhostd -- 2 && started; } || fail "vhostd did not start"
 	want_status Uid "0 0 0 0"
 	want_status CapEff "$NOCAPS"
 	want_status CapPrm "$NOCAPS"
@@ -177,7 +189,7 @@ fi
 if wanted priv-unprivileged; then
 	ERR=
 	chown nobody "$TMP"
-	start_vhostd "${NOBODY[@]}" -- 3 || fail "vhostd did not start"
+	{ start_vhostd "${NOBODY[@]}" -- 3 && started; } || fail "vhostd did not start"
 	want_status Uid "65534 65534 65534 65534"
 	want_status CapEff "$NOCAPS"
 	want_status NoNewPrivs 1
@@ -207,8 +219,8 @@ if wanted priv-tap; then
 		ERR=
 		start_vhostd ip netns exec "$NS" -- 1 --user nobody \
 			--port tap,ifname=vhprivtap0,name=tap0,offload=off \
-			--port "vhost-user,path=$TMP/p1.sock,name=vu1" ||
-			fail "vhostd did not start"
+			--port "vhost-user,path=$TMP/p1.sock,name=vu1" &&
+			started || fail "vhostd did not start"
 		tap_up vhprivtap0 198.18.3.1/24 || fail "no vhprivtap0"
 		want_status Uid "65534 65534 65534 65534"
 		want_status NoNewPrivs 1
