@@ -20,6 +20,7 @@
 
 #include "conf.h"
 #include "ctl.h"
+#include "efd.h"
 #include "evloop.h"
 #include "log.h"
 #include "port/tap_steer.h"
@@ -166,6 +167,10 @@ int main(int argc, char **argv)
 	rc = vu_dev_fault_init();
 	if (rc < 0)
 		die("SIGBUS handler: %s", strerror(-rc));
+	/* No write to a front end's eventfd may hold a thread for long. */
+	rc = efd_watchdog_start();
+	if (rc < 0 || (rc = efd_watch_thread()) < 0)
+		die("eventfd watchdog: %s", strerror(-rc));
 	switch_init(conf.fdb_age_s);
 	rc = worker_init(conf.workers, conf.poll_us);
 	if (rc < 0)
@@ -206,6 +211,7 @@ int main(int argc, char **argv)
 
 	worker_stop();
 	switch_fini();
+	efd_watchdog_stop();
 	if (ctl_fd >= 0)
 		ctl_close(ctl_fd, conf.ctl_path);
 	close(timer_fd);

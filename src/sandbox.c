@@ -137,17 +137,24 @@ static const struct sandbox_rule sandbox_rules[] = {
 	SB(poll),		/* ctl.c: one client's I/O with a timeout */
 	SB(ppoll),		/* the same, where libc uses it */
 	/* ---- file descriptors and files ---- */
-	/* Kick fds non-blocking (F_GETFL/F_SETFL), memfd seals. */
+	/* Eventfds non-blocking (F_GETFL/F_SETFL), memfd seals. */
 	SB_ARG(fcntl, SB_ALL, 1, 0xffffffffULL, F_GETFL),
 	SB_ARG(fcntl, SB_ALL, 1, 0xffffffffULL, F_SETFL),
 	SB_ARG(fcntl, SB_ALL, 1, 0xffffffffULL, F_GETFD),
 	SB_ARG(fcntl, SB_ALL, 1, 0xffffffffULL, F_SETFD),
 	SB_ARG(fcntl, SB_ALL, 1, 0xffffffffULL, F_GET_SEALS),
+	/* efd_signal_later(): the slow lane's own copy of a call fd. */
+	SB_ARG(fcntl, SB_ALL, 1, 0xffffffffULL, F_DUPFD_CLOEXEC),
 	SB(fstat),		/* guest memory: file type and size */
 	SB(newfstatat),		/* the same (glibc's fstat), ctl_close()'s
 				 * lstat of its socket file */
 	SB(fstatfs),		/* guest memory: only tmpfs and hugetlbfs */
 	SB(unlink),		/* socket files, at shutdown */
+	/* efd_check(): /proc/self/fd/N of a kick/call/err fd (sanitizer
+	 * runtimes: /proc/self/exe).
+	 */
+	SB(readlink),
+	SB(readlinkat),
 	/* The running daemon opens no file (see the DOC above). */
 	SB_ERR(open, SB_REL, EACCES),
 	SB_ERR(openat, SB_REL, EACCES),
@@ -199,8 +206,6 @@ static const struct sandbox_rule sandbox_rules[] = {
 	SB_W(openat, SB_SAN),		/* the same */
 	SB_W(getdents, SB_SAN),		/* LSan: /proc/self/task */
 	SB_W(getdents64, SB_SAN),	/* the same, elsewhere */
-	SB_W(readlink, SB_SAN),		/* /proc/self/exe */
-	SB_W(readlinkat, SB_SAN),	/* the same */
 	SB_W(lseek, SB_SAN),		/* reading /proc files */
 	SB_W(pread64, SB_SAN),		/* the same */
 	SB_W(mmap, SB_SAN),		/* the runtime's own mappings */

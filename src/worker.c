@@ -37,6 +37,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "efd.h"
 #include "log.h"
 #include "switch.h"
 #include "util.h"
@@ -259,6 +260,8 @@ static void *worker_loop(void *arg)
 	bool staged = true;
 
 	stats_slot = 1 + w->idx;
+	if (efd_watch_thread() < 0)
+		warn("worker %u: not under the eventfd watchdog", w->idx);
 	for (;;) {
 		unsigned int i, nactive;
 		bool work = false;
@@ -375,6 +378,32 @@ unsigned int worker_pick(void)
 }
 
 /**
+ * worker_fd_add_events() - add @fd to worker @w's epoll set
+ * @w:		worker index
+ * @fd:		descriptor
+ * @port_idx:	port to poll when it fires
+ * @cookie:	passed to the port's poll op
+ * @events:	epoll events
+ *
+ * Return: 0 or -errno
+ */
+static int worker_fd_add_events(unsigned int w, int fd, unsigned int port_idx,
+				uint32_t cookie, uint32_t events)
+{
+	struct epoll_event ev = {
+		.events = events,
+		.data.u64 = worker_src_key(port_idx, cookie),
+	};
+
+	if (w >= worker_count)
+		return -EINVAL;
+	if (epoll_ctl(workers[w].epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	__atomic_fetch_add(&workers[w].nfds, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/**
  * worker_fd_add() - make worker @w poll a source when @fd is readable
  * @w:		worker index
  * @fd:		fd to watch
@@ -387,17 +416,29 @@ unsigned int worker_pick(void)
 int worker_fd_add(unsigned int w, int fd, unsigned int port_idx,
 		  uint32_t cookie)
 {
-	struct epoll_event ev = {
-		.events = EPOLLIN,
-		.data.u64 = worker_src_key(port_idx, cookie),
-	};
+	return worker_fd_add_events(w, fd, port_idx, cookie, EPOLLIN);
+}
 
-	if (w >= worker_count)
-		return -EINVAL;
-	if (epoll_ctl(workers[w].epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
-		return -errno;
-	__atomic_fetch_add(&workers[w].nfds, 1, __ATOMIC_RELAXED);
-	return 0;
+/**
+ * worker_kick_add() - watch a front end's kick eventfd for worker @w
+ * @w:		worker index
+ * @fd:		eventfd the guest writes
+ * @port_idx:	port to poll
+ * @cookie:	passed to its poll op
+ *
+ * Edge-triggered, and the fd is never read: reading or draining an fd
+ * the front end shares is an operation it could make block (efd.c).
+ * Every write to an eventfd is an edge.  EPOLLOUT is asked for too: an
+ * eventfd is always readable or writable, so registration itself
+ * reports one event, and the port polls the queue once at start.
+ *
+ * Return: 0 or -errno
+ */
+int worker_kick_add(unsigned int w, int fd, unsigned int port_idx,
+		    uint32_t cookie)
+{
+	return worker_fd_add_events(w, fd, port_idx, cookie,
+				    EPOLLIN | EPOLLOUT | EPOLLET);
 }
 
 /**

@@ -22,6 +22,8 @@
  * worker_pick()	worker index for a new queue (round robin).
  * worker_fd_add()	poll @fd on worker @w: when readable, call
  *			ops->poll(port @port_idx, @cookie).
+ * worker_kick_add()	the same for a front end's kick eventfd: edge-
+ *			triggered, never read, polled once at once.
  * worker_fd_del()	stop polling @fd on worker @w.  After it returns,
  *			the worker may still finish a poll it already began
  *			for this fd: ports guard with their own state.
@@ -32,6 +34,8 @@ void worker_stop(void);
 unsigned int worker_pick(void);
 int worker_fd_add(unsigned int w, int fd, unsigned int port_idx,
 		  uint32_t cookie);
+int worker_kick_add(unsigned int w, int fd, unsigned int port_idx,
+		    uint32_t cookie);
 int worker_fd_del(unsigned int w, int fd);
 
 #endif /* VHOSTD_WORKER_H */

@@ -258,6 +258,14 @@ int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);
  *			  table (the spec caps a chain at the ring size)
  * @VDRV_EVIL_SAME_HEAD:  every TX avail entry names one chain of 254
  *			  ring descriptors and a 32768-entry table
+ * @VDRV_EVIL_KICK_PIPE:  SET_VRING_KICK (TX) with a pipe: the back end
+ *			  must refuse it (NACK) and keep the ring it had
+ * @VDRV_EVIL_CALL_PIPE:  SET_VRING_CALL (RX) with a pipe's write end: the
+ *			  same
+ * @VDRV_EVIL_ERR_SOCKET: SET_VRING_ERR (TX) with a socket: the same
+ * @VDRV_EVIL_ERR_SIGNAL: error eventfds set on both rings, then an
+ *			  out-of-range TX descriptor: the back end drops us
+ *			  and should signal them (vdrv_err_count())
  * @VDRV_EVIL_COUNT:	  number of kinds
  */
 enum vdrv_evil {
@@ -281,6 +289,10 @@ enum vdrv_evil {
 	VDRV_EVIL_LONG_CHAIN,
 	VDRV_EVIL_HUGE_INDIRECT,
 	VDRV_EVIL_SAME_HEAD,
+	VDRV_EVIL_KICK_PIPE,
+	VDRV_EVIL_CALL_PIPE,
+	VDRV_EVIL_ERR_SOCKET,
+	VDRV_EVIL_ERR_SIGNAL,
 	VDRV_EVIL_COUNT,
 };
 
@@ -294,5 +306,9 @@ int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind);
 int vdrv_evil_send_raw(struct vdrv_dev *d, const void *buf, size_t len);
 int vdrv_evil_chain(struct vdrv_dev *d, const void *frame, uint32_t len,
 		    unsigned int nring, unsigned int nind, unsigned int copies);
+int vdrv_evil_block_calls(struct vdrv_dev *d);
+int vdrv_evil_steal_kicks(struct vdrv_dev *d);
+unsigned int vdrv_evil_drain_kicks(struct vdrv_dev *d);
+uint64_t vdrv_err_count(struct vdrv_dev *d, int timeout_ms);
 
 #endif /* VDRV_H */

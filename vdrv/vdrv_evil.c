@@ -10,9 +10,12 @@
  * assumptions.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <linux/vhost_types.h>
 #include <linux/virtio_ring.h>
 
@@ -41,6 +44,10 @@ const char *const vdrv_evil_names[VDRV_EVIL_COUNT] = {
 	[VDRV_EVIL_LONG_CHAIN] = "long-chain",
 	[VDRV_EVIL_HUGE_INDIRECT] = "huge-indirect",
 	[VDRV_EVIL_SAME_HEAD] = "same-head",
+	[VDRV_EVIL_KICK_PIPE] = "kick-pipe",
+	[VDRV_EVIL_CALL_PIPE] = "call-pipe",
+	[VDRV_EVIL_ERR_SOCKET] = "err-socket",
+	[VDRV_EVIL_ERR_SIGNAL] = "err-signal",
 };
 
 /**
@@ -321,6 +328,153 @@ static int vdrv_evil_chains(struct vdrv_dev *d, enum vdrv_evil kind)
 }
 
 /**
+ * vdrv_evil_not_efd() - KICK/CALL/ERR with something other than an eventfd
+ * @d:		device
+ * @req:	VDRV_REQ_SET_VRING_KICK, _CALL or _ERR
+ * @ring:	ring index
+ * @sock:	a socket pair instead of a pipe
+ *
+ * Return: 0 if the back end refused it (NACK, or hung up), -EPROTO if it
+ *	   took it, -errno
+ */
+static int vdrv_evil_not_efd(struct vdrv_dev *d, uint32_t req,
+			     unsigned int ring, bool sock)
+{
+	int fds[2], ret;
+
+	if (sock ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) :
+		   pipe2(fds, O_CLOEXEC))
+		return -errno;
+	/* The pipe's read end (what a kick fd is read from); its write
+	 * end for a call fd (what is written): both would block.
+	 */
+	ret = vdrv_proto_set_fd(&d->conn, req, ring,
+				req == VDRV_REQ_SET_VRING_KICK ? fds[0] : fds[1]);
+	close(fds[0]);
+	close(fds[1]);
+	if (ret == -EREMOTEIO)
+		return 0;
+	return ret ? ret : -EPROTO;
+}
+
+/**
+ * vdrv_evil_err_signal() - error eventfds on, then a ring violation
+ * @d:		device
+ * Return: 0 or -errno
+ */
+static int vdrv_evil_err_signal(struct vdrv_dev *d)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < VDRV_NRINGS; i++) {
+		ret = vdrv_proto_set_fd(&d->conn, VDRV_REQ_SET_VRING_ERR, i,
+					d->rings[i].err_fd);
+		if (ret)
+			return ret;
+	}
+	return vdrv_evil_ring(d, VDRV_EVIL_OOB_DESC);
+}
+
+/**
+ * vdrv_err_count() - what the back end signalled on our error eventfds
+ * @d:		device (after a hang-up too)
+ * @timeout_ms:	how long to wait for a first signal
+ *
+ * The back end may see to its error fds after the hang-up we noticed.
+ *
+ * Return: the sum of both counters, read (and so cleared)
+ */
+uint64_t vdrv_err_count(struct vdrv_dev *d, int timeout_ms)
+{
+	struct pollfd pfd[VDRV_NRINGS];
+	uint64_t v, sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < VDRV_NRINGS; i++) {
+		pfd[i].fd = d->rings[i].err_fd;
+		pfd[i].events = POLLIN;
+	}
+	if (poll(pfd, VDRV_NRINGS, timeout_ms) <= 0)
+		return 0;
+	for (i = 0; i < VDRV_NRINGS; i++)
+		if (d->rings[i].err_fd >= 0 &&
+		    read(d->rings[i].err_fd, &v, sizeof(v)) == sizeof(v))
+			sum += v;
+	return sum;
+}
+
+/**
+ * vdrv_evil_block_calls() - make the back end's interrupts block
+ * @d:		device, open
+ *
+ * The call eventfds' file status flags are shared with the back end: we
+ * clear O_NONBLOCK (which the back end may have set), fill the counters
+ * to their maximum, and ask for a call on both rings.  A back end that
+ * writes one of them now sleeps until somebody reads it; nobody will.
+ *
+ * Return: 0 or -errno
+ */
+int vdrv_evil_block_calls(struct vdrv_dev *d)
+{
+	uint64_t v, full = 0xfffffffffffffffeULL;
+	unsigned int i;
+
+	for (i = 0; i < VDRV_NRINGS; i++) {
+		int fd = d->rings[i].call_fd;
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0)
+			return -errno;
+		/* Empty it first (still non-blocking), then fill it. */
+		if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			return -errno;
+		if (write(fd, &full, sizeof(full)) != sizeof(full))
+			return -errno;
+		if (fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+			return -errno;
+		vdrv_ring_enable_cb(&d->rings[i]);
+	}
+	return 0;
+}
+
+/**
+ * vdrv_evil_steal_kicks() - make our TX kick eventfd blocking
+ * @d:		device, open
+ *
+ * Together with vdrv_evil_drain_kicks() after each kick: a back end that
+ * reads its kick fd when epoll said "readable" finds it empty and sleeps.
+ *
+ * Return: 0 or -errno
+ */
+int vdrv_evil_steal_kicks(struct vdrv_dev *d)
+{
+	int fd = d->rings[VDRV_TX_RING].kick_fd;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+/**
+ * vdrv_evil_drain_kicks() - read our own TX kick eventfd, never blocking
+ * @d:		device
+ *
+ * RWF_NOWAIT: the fd itself is blocking now (vdrv_evil_steal_kicks()).
+ *
+ * Return: 1 if a kick was taken back, else 0
+ */
+unsigned int vdrv_evil_drain_kicks(struct vdrv_dev *d)
+{
+	uint64_t v;
+	struct iovec iov = { .iov_base = &v, .iov_len = sizeof(v) };
+
+	return preadv2(d->rings[VDRV_TX_RING].kick_fd, &iov, 1, -1,
+		       RWF_NOWAIT) == sizeof(v);
+}
+
+/**
  * vdrv_evil() - commit one violation on an open device
  * @d:		device; after this only vdrv_wait_hangup() and vdrv_abort()
  *		make sense
@@ -380,6 +534,21 @@ int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind)
 	case VDRV_EVIL_HUGE_INDIRECT:
 	case VDRV_EVIL_SAME_HEAD:
 		ret = vdrv_evil_chains(d, kind);
+		break;
+	case VDRV_EVIL_KICK_PIPE:
+		ret = vdrv_evil_not_efd(d, VDRV_REQ_SET_VRING_KICK,
+					VDRV_TX_RING, false);
+		break;
+	case VDRV_EVIL_CALL_PIPE:
+		ret = vdrv_evil_not_efd(d, VDRV_REQ_SET_VRING_CALL,
+					VDRV_RX_RING, false);
+		break;
+	case VDRV_EVIL_ERR_SOCKET:
+		ret = vdrv_evil_not_efd(d, VDRV_REQ_SET_VRING_ERR,
+					VDRV_TX_RING, true);
+		break;
+	case VDRV_EVIL_ERR_SIGNAL:
+		ret = vdrv_evil_err_signal(d);
 		break;
 	default:
 		return -EINVAL;

@@ -30,12 +30,10 @@
  * device broken, which drops this guest's connection and nothing else.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -65,21 +63,16 @@ static void port_vhost_queue_start(struct vu_dev *dev, unsigned int qi)
 	int rc;
 
 	if (qi & 1) {
-		int fl = fcntl(q->kick_fd, F_GETFL);
-
-		if (fl >= 0)
-			fcntl(q->kick_fd, F_SETFL, fl | O_NONBLOCK);
-		rc = worker_fd_add(pv->worker, q->kick_fd, p->idx, qi);
+		/* Edge-triggered and never read; the first poll comes at
+		 * once and picks up buffers queued before we listened
+		 * (guest restart, reconnect), see worker_kick_add().
+		 */
+		rc = worker_kick_add(pv->worker, q->kick_fd, p->idx, qi);
 		if (rc < 0) {
 			src_err(&p->log, "%s: cannot poll TX queue %u: %s",
 				p->name, qi, strerror(-rc));
 			return;
 		}
-		/* Buffers may have been queued before we listened (guest
-		 * restart, reconnect): one poll picks them up.
-		 */
-		if (eventfd_write(q->kick_fd, 1) < 0)
-			src_debug(&p->log, "%s: self-kick failed", p->name);
 		src_debug(&p->log, "%s: TX queue %u started", p->name, qi);
 		return;
 	}

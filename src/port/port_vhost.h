@@ -162,7 +162,8 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 			     unsigned int budget);
 bool port_vhost_arm(struct port *p, uint32_t cookie);
 void port_vhost_stage(struct port *p, uint32_t cookie);
-void port_vhost_publish(struct port *p, struct virtq *vq);
+int port_vhost_publish(struct vu_queue *q);
+void port_vhost_call(struct port *p, struct vu_queue *q, int fd);
 unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 			     unsigned int n);
 

@@ -306,7 +306,7 @@ enum port_direct_stop port_vhost_rx_direct(struct port *p,
 	uint64_t bytes = 0;
 	uint8_t last[ETH_ALEN];
 	bool have_last = false;
-	int why = -1;
+	int why = -1, call = -1;
 
 	*done = 0;
 	vlock_lock(&q->lock);
@@ -400,9 +400,10 @@ enum port_direct_stop port_vhost_rx_direct(struct port *p,
 		bytes += len;
 	}
 	if (sent || bad)
-		port_vhost_publish(p, &q->vq);
+		call = port_vhost_publish(q);
 out:
 	vlock_unlock(&q->lock);
+	port_vhost_call(p, q, call);
 
 	src->why = why;
 	if (stop == PORT_DIRECT_FORWARD) {

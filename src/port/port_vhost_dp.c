@@ -18,18 +18,51 @@
 #include "../util.h"
 
 /**
- * port_vhost_publish() - publish the used entries pushed, call if asked
- * @p:		port
- * @vq:		queue, locked and started
+ * port_vhost_publish() - publish the used entries pushed; take the call fd
+ * @q:		queue, locked and started
  *
  * One used-index store and one look at the driver's wishes (a full
- * barrier, in virtq_notify()) for everything pushed since the last.
+ * barrier, in virtq_should_notify()) for everything pushed since the
+ * last.  The interrupt itself is port_vhost_call()'s, after unlocking.
+ *
+ * Return: the call fd to hand to port_vhost_call(), or -1
  */
-void port_vhost_publish(struct port *p, struct virtq *vq)
+int port_vhost_publish(struct vu_queue *q)
 {
-	virtq_flush(vq);
-	if (virtq_notify(vq))
+	virtq_flush(&q->vq);
+	return vu_queue_call_take(q);
+}
+
+/**
+ * port_vhost_call() - interrupt the guest, queue lock released
+ * @p:		port
+ * @q:		queue
+ * @fd:		from port_vhost_publish(); nothing done if -1
+ *
+ * A front end that made its call fd block loses its connection, counted
+ * as a violation (efd.c); the worker went on after EFD_WATCH_MS or two,
+ * and the port's later interrupts take the slow lane.
+ */
+void port_vhost_call(struct port *p, struct vu_queue *q, int fd)
+{
+	struct port_vhost *pv = p->priv;
+	int rc;
+
+	if (fd < 0)
+		return;
+	rc = vu_queue_call_give(&pv->dev, q, fd);
+	if (!rc) {
 		stats_add(&port_ctr(p)->irqs, 1);
+	} else if (rc == -ETIMEDOUT) {
+		stats_add(&port_ctr(p)->violations, 1);
+		src_err(&p->log, "%s: call eventfd of queue %u blocked: front "
+			"end dropped, later interrupts on the slow lane",
+			p->name, (unsigned int)(q - pv->dev.q));
+	} else {
+		src_debug(&p->log, "%s: interrupt on queue %u not sent: %s",
+			  p->name, (unsigned int)(q - pv->dev.q),
+			  strerror(-rc));
+	}
 }
 
 /* ---- datapath: guest TX -> switch ------------------------------------- */
@@ -231,7 +264,7 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 	};
 	struct vu_queue *q;
 	unsigned int total = 0;
-	uint64_t kicks;
+	int call = -1;
 
 	if (cookie >= VU_MAX_QUEUES || !(cookie & 1))
 		return 0;
@@ -241,17 +274,11 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		goto out;
 
-	/* Coming from the armed state, a kick woke us: consume it.  While
-	 * the worker polls with kicks off there is nothing to read, and a
-	 * stray kick is consumed after the next arm.  Only under the lock
-	 * while started: the fd may be closed right after the queue stops.
+	/* Coming from the armed state, a kick woke us.  The kick fd itself
+	 * is never read: the worker watches it edge-triggered (efd.c).
 	 */
 	if (!q->vq.notify_disabled) {
-		if (read(q->kick_fd, &kicks, sizeof(kicks)) == sizeof(kicks))
-			stats_add(&port_ctr(p)->kicks, 1);
-		else if (errno != EAGAIN)
-			src_debug(&p->log, "%s: kick read: %s", p->name,
-				  strerror(errno));
+		stats_add(&port_ctr(p)->kicks, 1);
 		virtq_disable_notify(&q->vq);
 	}
 	while (total < budget && work.descs > 0 && work.bytes > 0) {
@@ -267,11 +294,12 @@ unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
 	 * entries (lines the guest's CPU reads) to leave the store buffer.
 	 */
 	if (total && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
-		port_vhost_publish(p, &q->vq);
+		call = port_vhost_publish(q);
 	if (total)
 		stats_add(&port_ctr(p)->polls, 1);
 out:
 	vlock_unlock(&q->lock);
+	port_vhost_call(p, q, call);
 	return total;
 }
 
@@ -703,7 +731,7 @@ void port_vhost_stage(struct port *p, uint32_t cookie)
 	struct vu_queue *q = &pv->dev.q[PORT_VHOST_RXQ];
 	struct virtq *vq = &q->vq;
 	unsigned int held;
-	int rc;
+	int rc, call = -1;
 
 	if (!vlock_trylock(&q->lock))
 		return;
@@ -722,11 +750,12 @@ void port_vhost_stage(struct port *p, uint32_t cookie)
 	 * would, rather than left to the next one.
 	 */
 	if (rc == -EINVAL)
-		port_vhost_publish(p, vq);
+		call = port_vhost_publish(q);
 	if (pv->rx_held)
 		port_vhost_rx_touch(port_vhost_rx_chain(pv, 0));
 out:
 	vlock_unlock(&q->lock);
+	port_vhost_call(p, q, call);
 }
 
 /**
@@ -747,6 +776,7 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 	unsigned int i, sent = 0, hdr_len;
 	uint64_t bytes = 0;
 	bool mrg, pushed = false;
+	int call = -1;
 
 	vlock_lock(&q->lock);
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
@@ -789,8 +819,9 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 		}
 	}
 	if (pushed && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
-		port_vhost_publish(p, &q->vq);
+		call = port_vhost_publish(q);
 	vlock_unlock(&q->lock);
+	port_vhost_call(p, q, call);
 
 	stats_add(&st->tx_packets, sent);
 	stats_add(&st->tx_bytes, bytes);

@@ -35,8 +35,8 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../efd.h"
 #include "../util.h"
 #include "virtq.h"
 
@@ -518,19 +518,21 @@ bool virtq_should_notify(struct virtq *vq)
 }
 
 /**
- * virtq_notify() - interrupt the guest if it wants one
+ * virtq_notify() - interrupt the guest if it wants one, all under one lock
  * @vq:		queue, after virtq_flush()
+ *
+ * For single-threaded users (tests, fuzzers).  The datapath splits this
+ * in two so that the write happens outside the queue lock:
+ * vu_queue_call_take() and vu_queue_call_give().
  *
  * Return: true if the guest was signalled
  */
 bool virtq_notify(struct virtq *vq)
 {
-	uint64_t one = 1;
-
 	if (!virtq_should_notify(vq) || vq->call_fd < 0)
 		return false;
 	/* A full eventfd counter (2^64 - 2) already means "interrupt". */
-	if (write(vq->call_fd, &one, sizeof(one)) != sizeof(one))
+	if (efd_signal(vq->call_fd) < 0)
 		return false;
 	vq->stat_notifies++;
 	return true;

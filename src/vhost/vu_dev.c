@@ -28,12 +28,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include "../efd.h"
 #include "../log.h"
 #include "../util.h"
 #include "guest_fault.h"
@@ -259,22 +261,43 @@ static void vu_dev_reset_queues(struct vu_dev *dev)
 
 	for (i = 0; i < VU_MAX_QUEUES; i++) {
 		struct vu_queue *q = &dev->q[i];
+		int call_fd;
 
 		vlock_lock(&q->lock);
+		call_fd = q->vq.call_fd;
+		virtq_init(&q->vq);
+		vlock_unlock(&q->lock);
+		/* A worker may still be signalling the old call fd. */
+		vu_queue_call_quiesce(q);
+		if (call_fd >= 0)
+			close(call_fd);
 		if (q->kick_fd >= 0)
 			close(q->kick_fd);
 		if (q->err_fd >= 0)
 			close(q->err_fd);
-		if (q->vq.call_fd >= 0)
-			close(q->vq.call_fd);
-		virtq_init(&q->vq);
 		q->kick_fd = -1;
 		q->err_fd = -1;
 		q->num_set = false;
 		q->addr_set = false;
 		q->enabled = false;
-		vlock_unlock(&q->lock);
 	}
+}
+
+/**
+ * vu_dev_signal_err() - a broken ring: tell the front end on its error fds
+ * @dev:	device, broken, before its queues are reset
+ *
+ * SET_VRING_ERR's purpose (QEMU reports "vhost vring error").  Bounded
+ * like every eventfd write of ours (efd.c).
+ */
+static void vu_dev_signal_err(struct vu_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < VU_MAX_QUEUES; i++)
+		if (dev->q[i].err_fd >= 0 && efd_signal(dev->q[i].err_fd))
+			src_debug(dev->log, "%s: error fd of queue %u: not signalled",
+				  dev->name, i);
 }
 
 /**
@@ -371,6 +394,8 @@ void vu_dev_attach(struct vu_dev *dev, int fd)
  */
 void vu_dev_detach(struct vu_dev *dev)
 {
+	if (__atomic_load_n(&dev->broken, __ATOMIC_ACQUIRE))
+		vu_dev_signal_err(dev);
 	vu_dev_reset(dev);
 	dev->protocol_features = 0;
 	if (dev->fd >= 0) {
@@ -429,6 +454,78 @@ void vu_dev_mark_broken(struct vu_dev *dev)
 		return;
 	if (dev->fd >= 0)
 		shutdown(dev->fd, SHUT_RDWR);
+}
+
+/**
+ * vu_queue_call_take() - the call fd to signal once the lock is released
+ * @q:		queue, locked and started, used entries flushed
+ *
+ * The guest's wish (event index or NO_INTERRUPT) is read here, under the
+ * lock; the write itself, which a front end might make slow, is done by
+ * vu_queue_call_give() after the caller unlocked.  Every fd returned
+ * must be given back.
+ *
+ * Return: the call fd if the guest wants an interrupt, else -1
+ * Context: datapath, @q's lock held
+ */
+int vu_queue_call_take(struct vu_queue *q)
+{
+	if (q->vq.call_fd < 0 || !virtq_should_notify(&q->vq))
+		return -1;
+	/* Seen by control after it takes the lock (vu_queue_call_quiesce()). */
+	__atomic_fetch_add(&q->call_users, 1, __ATOMIC_RELAXED);
+	return q->vq.call_fd;
+}
+
+/**
+ * vu_queue_call_give() - signal a call fd from vu_queue_call_take()
+ * @dev:	device
+ * @q:		queue, no longer locked by the caller
+ * @fd:		what vu_queue_call_take() returned; nothing done if -1
+ *
+ * A write that blocked (efd.c) marks @dev broken: its front end made the
+ * fd blocking and filled it, and the connection is dropped.  From then
+ * on the device's interrupts take the slow lane, so that the next
+ * connection cannot hold a worker again.
+ *
+ * Return: 0; -ETIMEDOUT for the blocked write; another -errno if the
+ *	   interrupt was not sent (the slow lane full, ...)
+ * Context: datapath, @q's lock not held
+ */
+int vu_queue_call_give(struct vu_dev *dev, struct vu_queue *q, int fd)
+{
+	int rc;
+
+	if (fd < 0)
+		return 0;
+	if (__atomic_load_n(&dev->call_slow, __ATOMIC_RELAXED))
+		rc = efd_signal_later(fd);
+	else
+		rc = efd_signal(fd);
+	if (rc == -ETIMEDOUT) {
+		__atomic_store_n(&dev->call_slow, true, __ATOMIC_RELAXED);
+		/* Under the lock: mark_broken() shuts dev->fd down. */
+		vlock_lock(&q->lock);
+		if (q->started)
+			vu_dev_mark_broken(dev);
+		vlock_unlock(&q->lock);
+	}
+	__atomic_fetch_sub(&q->call_users, 1, __ATOMIC_RELEASE);
+	return rc;
+}
+
+/**
+ * vu_queue_call_quiesce() - wait until no thread signals @q's old call fd
+ * @q:		queue whose call fd was just swapped out under its lock
+ *
+ * Short: a write lasts microseconds, or EFD_WATCH_MS ticks if it blocks.
+ *
+ * Context: control thread, @q's lock not held
+ */
+void vu_queue_call_quiesce(struct vu_queue *q)
+{
+	while (__atomic_load_n(&q->call_users, __ATOMIC_ACQUIRE))
+		sched_yield();
 }
 
 /**

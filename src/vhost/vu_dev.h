@@ -68,6 +68,9 @@ struct vu_dev_ops {
  * @addr_set:	SET_VRING_ADDR seen
  * @enabled:	SET_VRING_ENABLE state
  * @started:	handed to the datapath; the datapath checks it under @lock
+ * @call_users:	datapath threads between vu_queue_call_take() and _give():
+ *		they write @vq.call_fd with the lock released, so control
+ *		waits for 0 (vu_queue_call_quiesce()) before closing it
  */
 struct vu_queue {
 	struct vlock lock;
@@ -78,6 +81,7 @@ struct vu_queue {
 	bool addr_set;
 	bool enabled;
 	bool started;
+	unsigned int call_users;
 };
 
 /**
@@ -123,6 +127,10 @@ struct vu_dev_stats {
  *			(a shrunk file), contained by guest_fault.c; any
  *			thread adds (atomically), control reads and clears
  *			on detach
+ * @call_slow:		a write to one of this device's call fds blocked
+ *			(efd.c): every later interrupt, on this connection
+ *			or the next, goes through efd's slow lane.  Set
+ *			once, atomically, by a worker; never cleared
  */
 struct vu_dev {
 	char name[VU_NAME_MAX];
@@ -141,6 +149,7 @@ struct vu_dev {
 	bool err_logged;
 	struct log_src *log;
 	uint32_t mem_faults;
+	bool call_slow;
 };
 
 /*
@@ -160,6 +169,13 @@ struct vu_dev {
  * vu_dev_mark_broken()	datapath, queue lock held: note a guest violation
  *			and shut the socket down so the control thread sees
  *			the hang-up and detaches.
+ * vu_queue_call_take()	datapath, queue lock held, after flushing used
+ *			entries: the call fd to signal if the guest wants an
+ *			interrupt (-1 if not).
+ * vu_queue_call_give()	datapath, lock released: signal it (efd.c), never
+ *			for long; a blocked write breaks the device.
+ * vu_queue_call_quiesce() control, before closing a call fd swapped out:
+ *			wait for writes begun outside the lock.
  * vu_dev_fault_init()	once at start-up: a SIGBUS in a device's guest
  *			memory (a shrunk file) breaks that device only.
  * vu_dev_hdr_len()	virtio-net header length implied by @features
@@ -173,6 +189,9 @@ void vu_dev_attach(struct vu_dev *dev, int fd);
 int vu_dev_handle(struct vu_dev *dev);
 void vu_dev_detach(struct vu_dev *dev);
 void vu_dev_mark_broken(struct vu_dev *dev);
+int vu_queue_call_take(struct vu_queue *q);
+int vu_queue_call_give(struct vu_dev *dev, struct vu_queue *q, int fd);
+void vu_queue_call_quiesce(struct vu_queue *q);
 int vu_dev_fault_init(void);
 
 /**

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../efd.h"
 #include "../log.h"
 #include "vhost_user.h"
 #include "vu_dev.h"
@@ -459,6 +460,36 @@ static int vu_msg_vring_fd(struct vhost_user_msg *msg, int *fd)
 }
 
 /**
+ * vu_msg_check_efd() - a KICK/CALL/ERR fd must be an eventfd
+ * @dev:	device
+ * @msg:	the message, for the log
+ * @qi:		queue index
+ * @fd:		the fd it carried, or -1; closed if refused
+ *
+ * Anything else (a pipe, a socket, a file) could block us or lie about
+ * its state (efd.c); refused with a clear line and the request fails.
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_check_efd(struct vu_dev *dev,
+			    const struct vhost_user_msg *msg, int qi, int fd)
+{
+	char what[64];
+	int rc;
+
+	if (fd < 0)
+		return 0;
+	rc = efd_check(fd, what, sizeof(what));
+	if (!rc)
+		return 0;
+	close(fd);
+	src_warn(dev->log, "%s: %s: queue %d: %s is not an eventfd, refused",
+		 dev->name, vhost_user_req_name(msg->hdr.request), qi,
+		 rc == -EINVAL ? what : strerror(-rc));
+	return rc;
+}
+
+/**
  * vu_msg_set_vring_kick() - SET_VRING_KICK: eventfd the guest kicks
  * @dev:	device
  * @msg:	checked message
@@ -469,11 +500,14 @@ static int vu_msg_vring_fd(struct vhost_user_msg *msg, int *fd)
 static int vu_msg_set_vring_kick(struct vu_dev *dev, struct vhost_user_msg *msg,
 				 uint32_t *rsize)
 {
-	int fd, qi = vu_msg_vring_fd(msg, &fd);
+	int rc, fd, qi = vu_msg_vring_fd(msg, &fd);
 	struct vu_queue *q;
 
 	if (qi < 0)
 		return qi;
+	rc = vu_msg_check_efd(dev, msg, qi, fd);
+	if (rc < 0)
+		return rc;
 	q = &dev->q[qi];
 	/* The port polls the old fd: stop first, then it may be closed. */
 	vu_queue_stop(dev, qi);
@@ -495,17 +529,23 @@ static int vu_msg_set_vring_kick(struct vu_dev *dev, struct vhost_user_msg *msg,
 static int vu_msg_set_vring_call(struct vu_dev *dev, struct vhost_user_msg *msg,
 				 uint32_t *rsize)
 {
-	int old, fd, qi = vu_msg_vring_fd(msg, &fd);
+	int rc, old, fd, qi = vu_msg_vring_fd(msg, &fd);
 	struct vu_queue *q;
 
 	if (qi < 0)
 		return qi;
+	rc = vu_msg_check_efd(dev, msg, qi, fd);
+	if (rc < 0)
+		return rc;
 	q = &dev->q[qi];
-	/* A started queue may be signalling right now: swap under lock. */
+	/* A started queue may be signalling right now: swap under lock,
+	 * then wait for writes of the old fd begun before (outside it).
+	 */
 	vlock_lock(&q->lock);
 	old = q->vq.call_fd;
 	q->vq.call_fd = fd;
 	vlock_unlock(&q->lock);
+	vu_queue_call_quiesce(q);
 	if (old >= 0)
 		close(old);
 	return 0;
@@ -522,11 +562,14 @@ static int vu_msg_set_vring_call(struct vu_dev *dev, struct vhost_user_msg *msg,
 static int vu_msg_set_vring_err(struct vu_dev *dev, struct vhost_user_msg *msg,
 				uint32_t *rsize)
 {
-	int fd, qi = vu_msg_vring_fd(msg, &fd);
+	int rc, fd, qi = vu_msg_vring_fd(msg, &fd);
 	struct vu_queue *q;
 
 	if (qi < 0)
 		return qi;
+	rc = vu_msg_check_efd(dev, msg, qi, fd);
+	if (rc < 0)
+		return rc;
 	q = &dev->q[qi];
 	if (q->err_fd >= 0)
 		close(q->err_fd);

@@ -85,7 +85,8 @@ post_checks() {
 for k in long-chain huge-indirect same-head; do
 	run_itest "evil-$k" "evil:$k" 3
 done
-for k in long-chain huge-indirect same-head max-chain max-indirect; do
+for k in long-chain huge-indirect same-head max-chain max-indirect \
+	 call-block kick-steal; do
 	run_itest "hostile-$k" "hostile-$k" 5 --workers 1
 done
 run_itest gso-tiny gso-tiny 3

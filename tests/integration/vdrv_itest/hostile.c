@@ -26,6 +26,16 @@
  * chain may have (doc/security.md), so vhostd must keep E and walk them,
  * its per-turn work budget keeping the cost bounded.
  *
+ * KINDs on notifications (ordinary one-buffer chains, so only the fds
+ * are hostile): call-block -- E's call eventfds are made blocking (their
+ * flags are shared with vhostd) and filled, and E asks for interrupts:
+ * vhostd's write would sleep; it must drop E the first time and never
+ * again let E's interrupts hold a worker (efd.c's slow lane), so E is
+ * dropped at least once and may keep later connections.  kick-steal --
+ * E's kick eventfd made blocking, and E reads back each kick right after
+ * writing it: a back end that reads its kick fds would sleep; vhostd
+ * must never drop E, and keep forwarding E's frames.
+ *
  * Scenario gso-tiny: a 64 KiB TSO frame with gso_size 1 (65,000
  * segments) must be dropped at every receiver, whatever its offloads.
  */
@@ -49,6 +59,19 @@
 #define HS_FLOOD_LEN	1514
 #define HS_FLOOD_BURST	32
 #define HS_CHAIN_MAX	64	/* doc/security.md: the most vhostd takes */
+#define HS_STEAL_US	100	/* kick-steal: reading back after each kick */
+
+/**
+ * enum hs_fds - what E does to its eventfds
+ * @HS_FDS_OK:		nothing
+ * @HS_FDS_CALL_BLOCK:	call fds blocking and full (vdrv_evil_block_calls())
+ * @HS_FDS_KICK_STEAL:	kick fd blocking, each kick read back at once
+ */
+enum hs_fds {
+	HS_FDS_OK,
+	HS_FDS_CALL_BLOCK,
+	HS_FDS_KICK_STEAL,
+};
 
 /**
  * struct hs_kind - one attack
@@ -56,20 +79,24 @@
  * @nring:	plain ring descriptors of the chain
  * @nind:	entries of its indirect table (0: none)
  * @violation:	vhostd must drop the attacker (else: must keep it)
+ * @fds:	what E does to its eventfds on each connection
  */
 struct hs_kind {
 	const char *name;
 	unsigned int nring;
 	unsigned int nind;
 	bool violation;
+	enum hs_fds fds;
 };
 
 static const struct hs_kind hs_kinds[] = {
-	{ "long-chain", 255, 0, true },
-	{ "huge-indirect", 0, VDRV_EVIL_IND_MAX, true },
-	{ "same-head", 254, VDRV_EVIL_IND_MAX, true },
-	{ "max-chain", HS_CHAIN_MAX, 0, false },
-	{ "max-indirect", 0, HS_CHAIN_MAX, false },
+	{ "long-chain", 255, 0, true, HS_FDS_OK },
+	{ "huge-indirect", 0, VDRV_EVIL_IND_MAX, true, HS_FDS_OK },
+	{ "same-head", 254, VDRV_EVIL_IND_MAX, true, HS_FDS_OK },
+	{ "max-chain", HS_CHAIN_MAX, 0, false, HS_FDS_OK },
+	{ "max-indirect", 0, HS_CHAIN_MAX, false, HS_FDS_OK },
+	{ "call-block", 1, 0, true, HS_FDS_CALL_BLOCK },
+	{ "kick-steal", 1, 0, false, HS_FDS_KICK_STEAL },
 };
 
 /**
@@ -82,6 +109,7 @@ static const struct hs_kind hs_kinds[] = {
  * @chains:	attacker: avail entries posted (each once the device had
  *		consumed the one before it in that slot)
  * @frames:	flood: frames C queued
+ * @stolen:	attacker: kicks it read back before vhostd could
  */
 struct hs_job {
 	int stop;
@@ -91,6 +119,7 @@ struct hs_job {
 	unsigned int drops;
 	unsigned long long chains;
 	unsigned long long frames;
+	unsigned long long stolen;
 };
 
 /**
@@ -171,6 +200,7 @@ static void *hs_attack(void *arg)
 	struct it_port *e = &it_ports[4];
 	struct vdrv_dev *d = NULL;
 	uint8_t frame[60] = { 0 };
+	unsigned int seed = 1;
 	int n;
 
 	/* Not a test frame (local experimental EtherType): were it ever
@@ -191,9 +221,43 @@ static void *hs_attack(void *arg)
 				continue;
 			}
 			j->opens++;
+			n = 0;
+			if (k->fds == HS_FDS_CALL_BLOCK)
+				n = vdrv_evil_block_calls(d);
+			else if (k->fds == HS_FDS_KICK_STEAL)
+				n = vdrv_evil_steal_kicks(d);
+			if (n) {
+				snprintf(j->err, sizeof(j->err), "E: fds: %s",
+					 strerror(-n));
+				break;
+			}
 		}
+		/* Again and again: the back end may set O_NONBLOCK back. */
+		if (k->fds == HS_FDS_KICK_STEAL)
+			vdrv_evil_steal_kicks(d);
+		/* kick-steal: one entry at a time, so that vhostd runs dry,
+		 * arms the queue and is woken by the next kick.
+		 */
 		n = vdrv_evil_chain(d, frame, sizeof(frame), k->nring,
-				    k->nind, 0xffff);
+				    k->nind, k->fds == HS_FDS_KICK_STEAL ?
+				    1 : 0xffff);
+		/* Read the kick back for a while, as fast as we can: a back
+		 * end woken by it that reads the fd a few microseconds
+		 * later finds it empty.
+		 */
+		if (k->fds == HS_FDS_KICK_STEAL) {
+			int64_t t = hs_us();
+			int64_t from = t + rand_r(&seed) % HS_STEAL_US;
+
+			/* From a random moment on: at once would be before
+			 * vhostd even woke, and epoll would not report it.
+			 */
+			while (t < from + HS_STEAL_US) {
+				if (t >= from)
+					j->stolen += vdrv_evil_drain_kicks(d);
+				t = hs_us();
+			}
+		}
 		if (n < 0 && n != -EPIPE && n != -ECONNRESET) {
 			snprintf(j->err, sizeof(j->err), "E: chain: %s",
 				 strerror(-n));
@@ -358,9 +422,13 @@ static void sc_hostile(const struct hs_kind *k)
 	e_polls = it_ctr("vu4", "\"polls\":");
 	c_pkts = it_ctr("vu2", "\"rx_packets\":");
 	c_polls = it_ctr("vu2", "\"polls\":");
-	if (!k->violation && (!e_polls || e_pkts > 5 * e_polls))
+	if (!k->violation && k->fds == HS_FDS_OK &&
+	    (!e_polls || e_pkts > 5 * e_polls))
 		it_fail("E: %llu chains in %llu turns: more than 5 a turn",
 			e_pkts, e_polls);
+	if (k->fds == HS_FDS_KICK_STEAL && (!e_pkts || !attack.stolen))
+		it_fail("E: %llu frames taken, %llu kicks read back: no attack",
+			e_pkts, attack.stolen);
 	viol = it_ctr("vu4", "\"violations\":");
 	if (k->violation ? !viol : viol)
 		it_fail("E: %llu violations counted", viol);
@@ -515,4 +583,20 @@ void sc_hostile_max_chain(void)
 void sc_hostile_max_indirect(void)
 {
 	sc_hostile(&hs_kinds[4]);
+}
+
+/**
+ * sc_hostile_call_block() - E's call eventfds blocking and full
+ */
+void sc_hostile_call_block(void)
+{
+	sc_hostile(&hs_kinds[5]);
+}
+
+/**
+ * sc_hostile_kick_steal() - E reads back its own kicks, blocking fd
+ */
+void sc_hostile_kick_steal(void)
+{
+	sc_hostile(&hs_kinds[6]);
 }

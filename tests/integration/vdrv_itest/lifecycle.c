@@ -66,7 +66,25 @@ void sc_evil(const char *kind)
 	it_exchange(a, b, 3, "before evil");
 	ret = vdrv_evil(e->d, (enum vdrv_evil)k);
 	if (ret)
-		it_fail("E: could not commit %s: %s", kind, strerror(-ret));
+		it_fail("E: could not commit %s: %s", kind,
+			ret == -EPROTO ? "the back end took it" :
+			strerror(-ret));
+	if (k == VDRV_EVIL_KICK_PIPE || k == VDRV_EVIL_CALL_PIPE ||
+	    k == VDRV_EVIL_ERR_SOCKET) {
+		/* Refused with a NACK; the eventfd set before still
+		 * serves: E must work as if nothing was asked.
+		 */
+		printf("evil %s: refused, connection kept\n", kind);
+		it_drain(100);
+		/* E first: its MAC learned, A's frames to it go nowhere else. */
+		it_exchange(e, a, 3, "after the refusal");
+		it_exchange(a, e, 3, "after the refusal");
+		it_close(e);
+		it_exchange(a, b, 50, "after evil");
+		it_close(a);
+		it_close(b);
+		return;
+	}
 	/* Traffic towards E triggers the RX kinds and must not stall A. */
 	deadline = it_ms() + 3000;
 	while (it_ms() < deadline) {
@@ -85,6 +103,9 @@ void sc_evil(const char *kind)
 		it_close(e);
 	} else if (ret == 0) {
 		printf("evil %s: dropped\n", kind);
+		/* SET_VRING_ERR's purpose: a broken ring is signalled. */
+		if (k == VDRV_EVIL_ERR_SIGNAL && !vdrv_err_count(e->d, 2000))
+			it_fail("E: dropped, but no error eventfd signalled");
 		vdrv_abort(e->d);
 		e->d = NULL;
 	} else {

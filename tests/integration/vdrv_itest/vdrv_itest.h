@@ -124,6 +124,8 @@ void sc_hostile_huge_indirect(void);
 void sc_hostile_same_head(void);
 void sc_hostile_max_chain(void);
 void sc_hostile_max_indirect(void);
+void sc_hostile_call_block(void);
+void sc_hostile_kick_steal(void);
 
 /* l2.c */
 void sc_mac_lock(void);
