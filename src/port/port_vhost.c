@@ -241,11 +241,16 @@ static void port_vhost_on_listen(void *opaque, int fd, uint32_t events)
 static int port_vhost_connect(struct port_vhost *pv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			0);
 
 	if (fd < 0)
 		return -errno;
 	memcpy(sa.sun_path, pv->path, strlen(pv->path) + 1);
+	/* Non-blocking: a unix socket connects at once or not at all; a
+	 * front end whose backlog is full (it stopped accepting) says
+	 * EAGAIN and is tried again at the next tick, never waited for.
+	 */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int rc = -errno;
 
@@ -287,11 +292,14 @@ static int port_vhost_listen(struct port_vhost *pv)
 	port_vhost_mkdir_parent(pv->path);
 	/* A socket left by an earlier run is stale if nobody answers. */
 	if (!lstat(pv->path, &st) && S_ISSOCK(st.st_mode)) {
-		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+				   SOCK_NONBLOCK, 0);
 
 		memcpy(sa.sun_path, pv->path, strlen(pv->path) + 1);
+		/* EAGAIN: a listener whose backlog is full, alive too. */
 		if (probe >= 0 &&
-		    !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+		    (!connect(probe, (struct sockaddr *)&sa, sizeof(sa)) ||
+		     errno == EAGAIN)) {
 			close(probe);
 			return -EADDRINUSE;
 		}
@@ -389,13 +397,22 @@ static void port_vhost_close(struct port *p)
 }
 
 /**
- * port_vhost_timer() - once a second: client mode reconnects
+ * port_vhost_timer() - once a second: stalled messages, client reconnects
  * @p:		port
  */
 static void port_vhost_timer(struct port *p)
 {
 	struct port_vhost *pv = p->priv;
 
+	/* A message begun and left half sent: the peer loses the session
+	 * (it held nothing of ours meanwhile: vu_dev_handle() never waits).
+	 */
+	if (vu_dev_check_stall(&pv->dev, now_ns()) < 0) {
+		stats_add(&port_ctr(p)->violations, 1);
+		src_warn(&p->log, "%s: dropping front end: message incomplete "
+			 "for a second", p->name);
+		port_vhost_disconnect(pv);
+	}
 	if (pv->client && pv->dev.fd < 0)
 		port_vhost_connect(pv);
 }

@@ -125,7 +125,7 @@ void vhost_user_close_fds(struct vhost_user_msg *msg)
  * Every descriptor the kernel installed is either stored or closed here,
  * so nothing leaks whatever the peer sent.
  *
- * Return: 0, or -EPROTO if the peer sent more than VU_MAX_FDS or the
+ * Return: 0, or -EPROTO if the peer sent more than VHOST_USER_MAX_FDS or the
  *	   ancillary data was truncated
  */
 static int vhost_user_take_fds(struct msghdr *mh, struct vhost_user_msg *msg)
@@ -142,7 +142,7 @@ static int vhost_user_take_fds(struct msghdr *mh, struct vhost_user_msg *msg)
 		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (i = 0; i < n; i++) {
 			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (msg->nfds < VU_MAX_FDS) {
+			if (msg->nfds < VHOST_USER_MAX_FDS) {
 				msg->fds[msg->nfds++] = fd;
 			} else {
 				close(fd);
@@ -157,88 +157,103 @@ static int vhost_user_take_fds(struct msghdr *mh, struct vhost_user_msg *msg)
 }
 
 /**
- * vhost_user_recv_full() - read exactly @len bytes, collecting descriptors
- * @sock:	connected socket (blocking, with SO_RCVTIMEO)
- * @buf:	destination
- * @len:	bytes to read
- * @msg:	message collecting descriptors
- * @deadline:	CLOCK_MONOTONIC ns after which a slow peer is given up on
+ * vhost_user_recv_some() - read what has arrived of the current message
+ * @sock:	connected socket, non-blocking
+ * @rx:		reassembly state: @rx->got bytes of @rx->msg so far
  *
- * Return: 0, -ECONNRESET on end of stream, -ETIMEDOUT, -EPROTO, -errno
+ * Never waits: the control thread serves every front end and ctl client,
+ * so a peer that dribbles a message in pieces only gets its bytes stored
+ * until the rest comes (or its deadline passes, vhost_user_rx_stalled()).
+ * Never reads past the current message: the next one, and the
+ * descriptors sent with it, stay in the socket.
+ *
+ * Return: 1 when @rx->msg is whole (the caller takes it and resets @rx),
+ *	   0 when more is to come, -ECONNRESET if the peer closed, -EPROTO
+ *	   for a payload over VHOST_USER_PAYLOAD_MAX or bad ancillary data,
+ *	   or another -errno; on error @rx is reset and holds no descriptor
  */
-static int vhost_user_recv_full(int sock, void *buf, size_t len,
-				struct vhost_user_msg *msg, uint64_t deadline)
+int vhost_user_recv_some(int sock, struct vhost_user_rx *rx)
 {
-	size_t got = 0;
+	struct vhost_user_msg *msg = &rx->msg;
+	int rc;
 
-	while (got < len) {
+	for (;;) {
 		union {
-			char buf[CMSG_SPACE(sizeof(int) * VU_MAX_FDS)];
+			char buf[CMSG_SPACE(sizeof(int) * VHOST_USER_MAX_FDS)];
 			struct cmsghdr align;
 		} ctl;
-		struct iovec iov = {
-			.iov_base = (char *)buf + got, .iov_len = len - got,
-		};
+		struct iovec iov;
 		struct msghdr mh = {
 			.msg_iov = &iov, .msg_iovlen = 1,
 			.msg_control = ctl.buf,
 			.msg_controllen = sizeof(ctl.buf),
 		};
 		ssize_t n;
-		int rc;
 
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+		if (rx->got < VHOST_USER_HDR_SIZE) {
+			iov.iov_base = (char *)&msg->hdr + rx->got;
+			iov.iov_len = VHOST_USER_HDR_SIZE - rx->got;
+		} else {
+			/* Checked before reading: a hostile size must not
+			 * drive the read.
+			 */
+			if (msg->hdr.size > VHOST_USER_PAYLOAD_MAX) {
+				rc = -EPROTO;
+				goto err;
+			}
+			if (rx->got == VHOST_USER_HDR_SIZE + msg->hdr.size)
+				return 1;
+			iov.iov_base = msg->raw + (rx->got -
+						   VHOST_USER_HDR_SIZE);
+			iov.iov_len = VHOST_USER_HDR_SIZE + msg->hdr.size -
+				      rx->got;
+		}
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return -ETIMEDOUT;
-			return -errno;
+				return 0;
+			rc = -errno;
+			goto err;
 		}
 		rc = vhost_user_take_fds(&mh, msg);
 		if (rc < 0)
-			return rc;
-		if (n == 0)
-			return -ECONNRESET;
-		got += (size_t)n;
-		if (got < len && now_ns() > deadline)
-			return -ETIMEDOUT;
+			goto err;
+		if (n == 0) {
+			rc = -ECONNRESET;
+			goto err;
+		}
+		if (!rx->got)
+			rx->deadline = now_ns() + VHOST_USER_MSG_TIMEOUT_NS;
+		rx->got += (uint32_t)n;
 	}
-	return 0;
+err:
+	vhost_user_rx_reset(rx);
+	return rc;
 }
 
 /**
- * vhost_user_recv() - read one whole message with its descriptors
- * @sock:	connected socket
- * @msg:	filled in; on error it holds no descriptor
- *
- * Return: 0, -ECONNRESET if the peer closed, -EPROTO for a payload size
- *	   over VHOST_USER_PAYLOAD_MAX or bad ancillary data, -ETIMEDOUT,
- *	   or another -errno from recvmsg()
+ * vhost_user_rx_reset() - forget a message begun, close its descriptors
+ * @rx:		reassembly state
  */
-int vhost_user_recv(int sock, struct vhost_user_msg *msg)
+void vhost_user_rx_reset(struct vhost_user_rx *rx)
 {
-	uint64_t deadline = now_ns() + VHOST_USER_MSG_TIMEOUT_NS;
-	int rc;
+	vhost_user_close_fds(&rx->msg);
+	rx->got = 0;
+}
 
-	msg->nfds = 0;
-	rc = vhost_user_recv_full(sock, &msg->hdr, VHOST_USER_HDR_SIZE, msg,
-				  deadline);
-	if (rc < 0)
-		goto err;
-	/* Checked before reading: a hostile size must not drive the read. */
-	if (msg->hdr.size > VHOST_USER_PAYLOAD_MAX) {
-		rc = -EPROTO;
-		goto err;
-	}
-	rc = vhost_user_recv_full(sock, msg->raw, msg->hdr.size, msg,
-				  deadline);
-	if (rc < 0)
-		goto err;
-	return 0;
-err:
-	vhost_user_close_fds(msg);
-	return rc;
+/**
+ * vhost_user_rx_stalled() - whether a message begun is overdue
+ * @rx:		reassembly state
+ * @now:	CLOCK_MONOTONIC ns
+ *
+ * Return: true if part of a message came more than
+ *	   VHOST_USER_MSG_TIMEOUT_NS ago and the rest did not
+ */
+bool vhost_user_rx_stalled(const struct vhost_user_rx *rx, uint64_t now)
+{
+	return rx->got && now > rx->deadline;
 }
 
 /**

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <linux/vhost_types.h>
 
-#include "vu_dev.h"
+#define VHOST_USER_MAX_FDS	8	/* SCM_RIGHTS fds accepted per message */
 
 /* Requests (front end -> back end) we know by number. */
 enum vhost_user_req {
@@ -143,11 +143,27 @@ struct vhost_user_msg {
 		struct vhost_user_mem_reg mem_reg;
 		uint8_t raw[VHOST_USER_PAYLOAD_MAX];
 	};
-	int fds[VU_MAX_FDS];
+	int fds[VHOST_USER_MAX_FDS];
 	unsigned int nfds;
 };
 
-int vhost_user_recv(int sock, struct vhost_user_msg *msg);
+/**
+ * struct vhost_user_rx - a message being reassembled from a non-blocking
+ *			  socket
+ * @msg:	the message so far, descriptors included
+ * @got:	bytes of it received (header, then payload)
+ * @deadline:	CLOCK_MONOTONIC ns by which it must be whole (set by its
+ *		first byte)
+ */
+struct vhost_user_rx {
+	struct vhost_user_msg msg;
+	uint32_t got;
+	uint64_t deadline;
+};
+
+int vhost_user_recv_some(int sock, struct vhost_user_rx *rx);
+void vhost_user_rx_reset(struct vhost_user_rx *rx);
+bool vhost_user_rx_stalled(const struct vhost_user_rx *rx, uint64_t now);
 int vhost_user_check(const struct vhost_user_msg *msg);
 bool vhost_user_has_reply(uint32_t request);
 int vhost_user_send_reply(int sock, const struct vhost_user_msg *req,

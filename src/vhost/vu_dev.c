@@ -33,7 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include "../efd.h"
 #include "../log.h"
@@ -43,7 +42,6 @@
 #include "vu_dev.h"
 #include "vu_internal.h"
 
-#define VU_SOCK_TIMEOUT_S	1
 
 /**
  * vu_dev_proto_err() - count a protocol error, log the first per connection
@@ -359,14 +357,14 @@ void vu_dev_fini(struct vu_dev *dev)
  * @dev:	device (any previous session is detached first)
  * @fd:		connected unix stream socket; owned by @dev from now on
  *
- * The socket is made blocking with 1 s send and receive timeouts:
- * vu_dev_handle() is called when it is readable and reads a whole
- * message, and a peer that stalls mid-message or never reads its replies
- * costs the control thread about a second, then its connection.
+ * The socket is made non-blocking: vu_dev_handle() takes what has come
+ * of a message and returns, so a front end that dribbles its messages or
+ * never reads its replies holds the control thread for no time at all
+ * (a reply that does not fit in the socket's buffer, a message not whole
+ * after a second, cost the connection).
  */
 void vu_dev_attach(struct vu_dev *dev, int fd)
 {
-	struct timeval tv = { .tv_sec = VU_SOCK_TIMEOUT_S };
 	int fl;
 
 	if (dev->fd >= 0)
@@ -374,18 +372,35 @@ void vu_dev_attach(struct vu_dev *dev, int fd)
 	vu_dev_reset(dev);
 	dev->protocol_features = 0;
 	dev->err_logged = false;
+	vhost_user_rx_reset(&dev->rx);
 	__atomic_store_n(&dev->broken, false, __ATOMIC_RELEASE);
 
 	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0 && (fl & O_NONBLOCK))
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
-		src_warn(dev->log, "%s: cannot set socket timeouts: %s",
-			 dev->name, strerror(errno));
+	if (fl < 0 || (!(fl & O_NONBLOCK) &&
+		       fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0))
+		src_warn(dev->log, "%s: cannot make the socket non-blocking: "
+			 "%s", dev->name, strerror(errno));
 	dev->fd = fd;
 	dev->stats.connects++;
 	src_info(dev->log, "%s: vhost-user front end connected", dev->name);
+}
+
+/**
+ * vu_dev_check_stall() - whether the front end left a message half sent
+ * @dev:	device
+ * @now:	CLOCK_MONOTONIC ns
+ *
+ * Return: 0, or -ETIMEDOUT (counted as a protocol error): the caller
+ *	   drops the connection
+ * Context: control thread, from its one-second tick
+ */
+int vu_dev_check_stall(struct vu_dev *dev, uint64_t now)
+{
+	if (dev->fd < 0 || !vhost_user_rx_stalled(&dev->rx, now))
+		return 0;
+	vu_dev_proto_err(dev, &dev->rx.msg, -ETIMEDOUT,
+			 "message incomplete for a second");
+	return -ETIMEDOUT;
 }
 
 /**
@@ -398,6 +413,7 @@ void vu_dev_detach(struct vu_dev *dev)
 		vu_dev_signal_err(dev);
 	vu_dev_reset(dev);
 	dev->protocol_features = 0;
+	vhost_user_rx_reset(&dev->rx);
 	if (dev->fd >= 0) {
 		close(dev->fd);
 		dev->fd = -1;
@@ -571,13 +587,19 @@ int vu_dev_handle(struct vu_dev *dev)
 		return -EIO;
 	}
 
-	rc = vhost_user_recv(dev->fd, &msg);
+	rc = vhost_user_recv_some(dev->fd, &dev->rx);
+	if (rc == 0)
+		return 0;	/* the rest later: never wait for it */
 	if (rc == -ECONNRESET)
 		return rc;
 	if (rc < 0) {
 		vu_dev_proto_err(dev, NULL, rc, "cannot read message");
 		return rc;
 	}
+	/* Ours now (descriptors included); the next message starts anew. */
+	msg = dev->rx.msg;
+	dev->rx.msg.nfds = 0;
+	dev->rx.got = 0;
 	dev->stats.msgs++;
 
 	rc = vhost_user_check(&msg);

@@ -23,11 +23,12 @@
 #include "../lock.h"
 #include "../log.h"
 #include "guest_mem.h"
+#include "vhost_user.h"
 #include "virtq.h"
 
 #define VU_MAX_QUEUE_PAIRS	1	/* GET_QUEUE_NUM answer */
 #define VU_MAX_QUEUES		(2 * VU_MAX_QUEUE_PAIRS)
-#define VU_MAX_FDS		8	/* SCM_RIGHTS fds accepted per message */
+#define VU_MAX_FDS		VHOST_USER_MAX_FDS
 #define VU_NAME_MAX		32
 
 struct vu_dev;
@@ -127,6 +128,9 @@ struct vu_dev_stats {
  *			(a shrunk file), contained by guest_fault.c; any
  *			thread adds (atomically), control reads and clears
  *			on detach
+ * @rx:			the message being received (control thread only):
+ *			the socket is non-blocking, a message may come in
+ *			pieces
  * @call_slow:		a write to one of this device's call fds blocked
  *			(efd.c): every later interrupt, on this connection
  *			or the next, goes through efd's slow lane.  Set
@@ -149,6 +153,7 @@ struct vu_dev {
 	bool err_logged;
 	struct log_src *log;
 	uint32_t mem_faults;
+	struct vhost_user_rx rx;
 	bool call_slow;
 };
 
@@ -158,11 +163,16 @@ struct vu_dev {
  * vu_dev_fini()	once at port removal: detach, destroy locks.
  * vu_dev_attach()	a front end connected on @fd (accepted or connected);
  *			protocol state starts from scratch.
- * vu_dev_handle()	read one message from @fd (with SCM_RIGHTS fds), check
- *			it, apply it, reply if needed.  0 on success, -errno
+ * vu_dev_handle()	read what came of a message from @fd (with SCM_RIGHTS
+ *			fds), never waiting; once it is whole, check it,
+ *			apply it, reply if needed.  0 on success or while
+ *			the message is incomplete, -errno
  *			if the connection must be dropped (peer closed,
  *			malformed message, violation): the caller then calls
  *			vu_dev_detach().  Never aborts on peer input.
+ * vu_dev_check_stall()	control, once a second: -ETIMEDOUT if a message
+ *			began more than a second ago and is still
+ *			incomplete (the caller drops the peer).
  * vu_dev_detach()	stop every queue (ops->queue_stop), unmap memory,
  *			close fds and the socket; the device waits for the
  *			next front end.
@@ -187,6 +197,7 @@ void vu_dev_init(struct vu_dev *dev, const char *name,
 void vu_dev_fini(struct vu_dev *dev);
 void vu_dev_attach(struct vu_dev *dev, int fd);
 int vu_dev_handle(struct vu_dev *dev);
+int vu_dev_check_stall(struct vu_dev *dev, uint64_t now);
 void vu_dev_detach(struct vu_dev *dev);
 void vu_dev_mark_broken(struct vu_dev *dev);
 int vu_queue_call_take(struct vu_queue *q);

@@ -23,6 +23,15 @@
 #   offloads) and C (every offload): dropped at both, counted in
 #   drops.offload, the next frames arrive
 #
+#   stall: front ends on p2-p4 that would hold a blocking control thread
+#   (half a message, a message a byte at a time, replies never read):
+#   vhostctl answers within 100 ms throughout, p2 and p4 are dropped, p3
+#   served; A and B exchange frames (vdrv_itest stall)
+#
+#   client-stall: a client port to a socket whose backlog is full (its
+#   front end accepts nobody): vhostd starts, vhostctl answers within
+#   100 ms, the other ports forward
+#
 #   log-flood: E reconnects and sends garbage in a loop for a few seconds
 #   while B connects twice, cleanly:
 #
@@ -90,6 +99,52 @@ for k in long-chain huge-indirect same-head max-chain max-indirect \
 	run_itest "hostile-$k" "hostile-$k" 5 --workers 1
 done
 run_itest gso-tiny gso-tiny 3
+run_itest stall stall 5
+
+# ---- client-stall: a client port to a front end that accepts nobody --------
+
+if wanted client-stall; then
+	ERR=
+	rm -f "$TMP/full.sock"
+	"$ITEST" listen-full "$TMP/full.sock" >"$TMP/full.out" 2>&1 &
+	LPID=$!
+	BGPIDS+=("$LPID")
+	for i in $(seq 100); do
+		grep -q "backlog full" "$TMP/full.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q "backlog full" "$TMP/full.out" ||
+		ERR="no listener: $(tail -n 1 "$TMP/full.out")"
+	# A blocking connect() would hang vhostd's start-up right here.
+	if [ -z "$ERR" ] && start_vhostd -- 3 \
+		--port "vhost-user,path=$TMP/full.sock,name=vu3,client"; then
+		slowest=0
+		for i in $(seq 20); do
+			t0=${EPOCHREALTIME/./}
+			timeout 5 "$VHOSTCTL" --ctl "$TMP/ctl" stats >/dev/null ||
+				ERR="vhostctl failed"
+			ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+			[ "$ms" -gt "$slowest" ] && slowest=$ms
+			sleep 0.1	# two of vhostd's reconnect ticks in all
+		done
+		# vhostctl's own start-up is in each figure: 100 ms is plenty
+		[ "$slowest" -le 100 ] ||
+			ERR="${ERR:+$ERR; }vhostctl took $slowest ms"
+		# shellcheck disable=SC2046 # word splitting on purpose
+		VDRV_ITEST_CTL=$TMP/ctl timeout 60 "$ITEST" basic $(socks 3) \
+			>"$TMP/it.out" 2>&1 ||
+			ERR="${ERR:+$ERR; }basic: $(grep -m1 FAIL "$TMP/it.out")"
+		check_ctr vu3 '.connects' -eq 0
+		stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
+	else
+		ERR="${ERR:-vhostd did not start}"
+		stop_vhostd
+	fi
+	kill "$LPID" 2>/dev/null
+	wait "$LPID" 2>/dev/null
+	result client-stall "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+		"${ERR:-started and served, the front end of vu3 accepting nobody; slowest of 20 vhostctl runs $slowest ms; basic passed on vu0-vu2}"
+fi
 
 # ---- log-flood: one port's misbehaviour costs the log its budget ------------
 

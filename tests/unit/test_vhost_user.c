@@ -28,6 +28,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_peer, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_dribbled_message, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_broken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_net_mtu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_net_mtu_not_negotiated,

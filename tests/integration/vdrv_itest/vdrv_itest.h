@@ -19,6 +19,9 @@
  *			TSO frame of 65,000 segments (gso-tiny)
  *   l2.c		a hostile guest against two others: spoofed source
  *			MACs, a MAC spray, a flood (for l2.sh)
+ *   stall.c		front ends that would hold a blocking control
+ *			plane: half a message, a message a byte at a time,
+ *			replies never read; a listener that never accepts
  *
  * Nothing here includes src/: the guests are vdrv (written from the
  * vhost-user and virtio specifications), so a misreading cannot hide on
@@ -116,6 +119,10 @@ void sc_flood_hangup(void);
 
 /* ctl_guests.c */
 void sc_ctl_guests(void);
+
+/* stall.c */
+void sc_stall(void);
+void sc_listen_full(void);
 
 /* hostile.c */
 void sc_gso_tiny(void);

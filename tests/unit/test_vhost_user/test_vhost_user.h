@@ -95,6 +95,7 @@ void test_reply_ack(void **state);
 /* hostile.c */
 void test_malformed(void **state);
 void test_stalled_peer(void **state);
+void test_dribbled_message(void **state);
 void test_broken(void **state);
 
 /* runtime.c */
