@@ -266,6 +266,10 @@ int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);
  * @VDRV_EVIL_ERR_SIGNAL: error eventfds set on both rings, then an
  *			  out-of-range TX descriptor: the back end drops us
  *			  and should signal them (vdrv_err_count())
+ * @VDRV_EVIL_MEM_HUGE:	  SET_MEM_TABLE adding a 2 TiB region of a sparse
+ *			  memfd (address space, not memory): the back end
+ *			  must refuse it (over its max-mem) and keep the
+ *			  table it had
  * @VDRV_EVIL_COUNT:	  number of kinds
  */
 enum vdrv_evil {
@@ -293,6 +297,7 @@ enum vdrv_evil {
 	VDRV_EVIL_CALL_PIPE,
 	VDRV_EVIL_ERR_SOCKET,
 	VDRV_EVIL_ERR_SIGNAL,
+	VDRV_EVIL_MEM_HUGE,
 	VDRV_EVIL_COUNT,
 };
 

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <linux/vhost_types.h>
@@ -48,6 +49,7 @@ const char *const vdrv_evil_names[VDRV_EVIL_COUNT] = {
 	[VDRV_EVIL_CALL_PIPE] = "call-pipe",
 	[VDRV_EVIL_ERR_SOCKET] = "err-socket",
 	[VDRV_EVIL_ERR_SIGNAL] = "err-signal",
+	[VDRV_EVIL_MEM_HUGE] = "mem-huge",
 };
 
 /**
@@ -328,6 +330,57 @@ static int vdrv_evil_chains(struct vdrv_dev *d, enum vdrv_evil kind)
 }
 
 /**
+ * vdrv_evil_mem_huge() - our regions plus a sparse 2 TiB one
+ * @d:		device
+ *
+ * The memfd takes no memory (nothing is ever written to it), only the
+ * back end's address space if it maps it: a few of these per port would
+ * leave other ports none.
+ *
+ * Return: 0 if the back end refused the table (NACK), -EPROTO if it took
+ *	   it, -errno
+ */
+static int vdrv_evil_mem_huge(struct vdrv_dev *d)
+{
+	struct vdrv_msg_mem mt;
+	int fds[VDRV_MEM_REGIONS + 1];
+	const struct vdrv_region *last;
+	unsigned int i;
+	int ret, fd;
+
+	fd = memfd_create("vdrv-huge", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)(2ULL << 40))) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	memset(&mt, 0, sizeof(mt));
+	for (i = 0; i < d->mem.nregions; i++) {
+		mt.regions[i].guest_phys_addr = d->mem.r[i].gpa;
+		mt.regions[i].memory_size = d->mem.r[i].size;
+		mt.regions[i].userspace_addr = (uintptr_t)d->mem.r[i].hva;
+		fds[i] = d->mem.r[i].fd;
+	}
+	/* Above every region, in guest and in "QEMU" addresses alike. */
+	last = &d->mem.r[d->mem.nregions - 1];
+	mt.regions[i].guest_phys_addr = last->gpa + last->size + (1ULL << 30);
+	mt.regions[i].memory_size = 2ULL << 40;
+	mt.regions[i].userspace_addr = (uintptr_t)last->hva + last->size +
+				       (1ULL << 30);
+	fds[i] = fd;
+	mt.nregions = d->mem.nregions + 1;
+	ret = vdrv_proto_set(&d->conn, VDRV_REQ_SET_MEM_TABLE, &mt,
+			     8 + mt.nregions * sizeof(mt.regions[0]), fds,
+			     mt.nregions);
+	close(fd);
+	if (ret == -EREMOTEIO)
+		return 0;
+	return ret ? ret : -EPROTO;
+}
+
+/**
  * vdrv_evil_not_efd() - KICK/CALL/ERR with something other than an eventfd
  * @d:		device
  * @req:	VDRV_REQ_SET_VRING_KICK, _CALL or _ERR
@@ -549,6 +602,9 @@ int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind)
 		break;
 	case VDRV_EVIL_ERR_SIGNAL:
 		ret = vdrv_evil_err_signal(d);
+		break;
+	case VDRV_EVIL_MEM_HUGE:
+		ret = vdrv_evil_mem_huge(d);
 		break;
 	default:
 		return -EINVAL;

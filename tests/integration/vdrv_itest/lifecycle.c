@@ -70,9 +70,9 @@ void sc_evil(const char *kind)
 			ret == -EPROTO ? "the back end took it" :
 			strerror(-ret));
 	if (k == VDRV_EVIL_KICK_PIPE || k == VDRV_EVIL_CALL_PIPE ||
-	    k == VDRV_EVIL_ERR_SOCKET) {
-		/* Refused with a NACK; the eventfd set before still
-		 * serves: E must work as if nothing was asked.
+	    k == VDRV_EVIL_ERR_SOCKET || k == VDRV_EVIL_MEM_HUGE) {
+		/* Refused with a NACK; the eventfd (or memory table) set
+		 * before still serves: E must work as if nothing was asked.
 		 */
 		printf("evil %s: refused, connection kept\n", kind);
 		it_drain(100);
