@@ -635,6 +635,9 @@ void conf_usage(void *f)
 "                       keeping no capability a running vhostd does not\n"
 "                       need; GROUP: no supplementary groups\n"
 "      --no-sandbox     no seccomp syscall filter (for debugging)\n"
+"      --state FILE     keep learned MACs and counters in FILE across\n"
+"                       restarts (written every 5 s and at exit; a\n"
+"                       corrupt or foreign file is ignored; default none)\n"
 "  -w, --workers N      datapath threads, 1-16 (default 1)\n"
 "  -P, --poll-us N      busy-poll N microseconds after a queue runs dry\n"
 "                       before sleeping, 0-1000000 (default 50; 0: sleep\n"
@@ -667,6 +670,7 @@ enum {
 	CONF_OPT_CTL_PERM = 0x100,
 	CONF_OPT_USER,
 	CONF_OPT_NO_SANDBOX,
+	CONF_OPT_STATE,
 };
 
 static const struct option conf_options[] = {
@@ -675,6 +679,7 @@ static const struct option conf_options[] = {
 	{ "ctl-perm",	required_argument,	NULL, CONF_OPT_CTL_PERM },
 	{ "user",	required_argument,	NULL, CONF_OPT_USER },
 	{ "no-sandbox",	no_argument,		NULL, CONF_OPT_NO_SANDBOX },
+	{ "state",	required_argument,	NULL, CONF_OPT_STATE },
 	{ "workers",	required_argument,	NULL, 'w' },
 	{ "poll-us",	required_argument,	NULL, 'P' },
 	{ "fdb-age",	required_argument,	NULL, 'a' },
@@ -782,6 +787,17 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 			break;
 		case CONF_OPT_NO_SANDBOX:
 			c->no_sandbox = true;
+			break;
+		case CONF_OPT_STATE:
+			if (!*optarg)
+				return conf_err(err, errlen,
+						"vhostd: --state: empty path");
+			if (!conf_copy(c->state_path, sizeof(c->state_path),
+				       optarg))
+				return conf_err(err, errlen,
+						"vhostd: --state: path too "
+						"long (max %zu bytes)",
+						sizeof(c->state_path) - 1);
 			break;
 		case 'w':
 			r = conf_parse_num_opt("workers", optarg, 1,

@@ -144,6 +144,7 @@ struct conf {
 	struct conf_sock ctl_sock;
 	struct conf_user user;
 	bool no_sandbox;
+	char state_path[CONF_PATH_MAX];
 };
 
 /*

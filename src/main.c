@@ -26,11 +26,14 @@
 #include "port/tap_steer.h"
 #include "priv.h"
 #include "sandbox.h"
+#include "state.h"
 #include "switch.h"
 #include "vhost/vu_dev.h"
 #include "worker.h"
 
 static struct conf conf;
+
+static bool main_state;	/* --state file open */
 
 /**
  * main_on_signal() - SIGINT/SIGTERM: leave the event loop
@@ -48,18 +51,26 @@ static void main_on_signal(void *opaque, int fd, uint32_t events)
 }
 
 /**
- * main_on_timer() - once a second: FDB ageing, port housekeeping
+ * main_on_timer() - once a second: FDB ageing, port housekeeping; the
+ *		     state file every STATE_PERIOD_S
  * @opaque:	unused
  * @fd:		timerfd
  * @events:	unused
  */
 static void main_on_timer(void *opaque, int fd, uint32_t events)
 {
+	static unsigned int ticks;
 	uint64_t expired;
+	int rc;
 
 	if (read(fd, &expired, sizeof(expired)) != sizeof(expired))
 		return;
 	switch_timer();
+	if (main_state && !(++ticks % STATE_PERIOD_S)) {
+		rc = state_save();
+		if (rc < 0)
+			debug("state: cannot save: %s", strerror(-rc));
+	}
 }
 
 /**
@@ -186,6 +197,19 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* Before the lockdown, which closes open(); before any traffic. */
+	if (conf.state_path[0]) {
+		rc = state_open(conf.state_path);
+		if (rc < 0) {
+			warn("state: %s: %s: running without", conf.state_path,
+			     rc == -EPERM ? "not a regular file of ours "
+			     "alone" : strerror(-rc));
+		} else {
+			main_state = true;
+			state_restore();
+		}
+	}
+
 	if (conf.ctl_path[0]) {
 		ctl_fd = ctl_open(conf.ctl_path, &conf.ctl_sock);
 		if (ctl_fd < 0 ||
@@ -210,6 +234,8 @@ int main(int argc, char **argv)
 		err("event loop: %s", strerror(-rc));
 
 	worker_stop();
+	if (main_state)
+		state_close();	/* the final counts */
 	switch_fini();
 	efd_watchdog_stop();
 	if (ctl_fd >= 0)

@@ -150,6 +150,7 @@ static const struct sandbox_rule sandbox_rules[] = {
 				 * lstat of its socket file */
 	SB(fstatfs),		/* guest memory: only tmpfs and hugetlbfs */
 	SB(unlink),		/* socket files, at shutdown */
+	SB(pwrite64),		/* state.c: the --state file, opened before */
 	/* efd_check(): /proc/self/fd/N of a kick/call/err fd (sanitizer
 	 * runtimes: /proc/self/exe).
 	 */

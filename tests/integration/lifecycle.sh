@@ -16,6 +16,12 @@
 #   sigterm-flood        A (p0) ==flood==> vhostd ==> B (p1); SIGTERM
 #   sigint-clean         guests on p0, p1; a client port to a socket vhostd
 #                        does not own; SIGINT; what is left on disk
+#   state-restart        guests on p0..p2; vhostd --state FILE killed
+#                        (SIGKILL) and started again: their MACs are in the
+#                        table at once, the counters go on; again after a
+#                        clean exit
+#   state-corrupt        FILE of random bytes: ignored, rewritten whole
+#   state-foreign        FILE world-writable, or a symlink: refused
 #   tap-down-up          netns vhlc<pid>
 #                        +---------------------------------+
 #                        | vhlctap0 198.18.1.1/24          |
@@ -192,6 +198,117 @@ if wanted sigint-clean; then
 	rc=$?
 	[ $rc != 124 ] || fail "responder still running 10 s after vhostd left"
 	done_test sigint-clean "exit 0 in ${dt} ms; ctl and port sockets removed, the peer's kept ($SAN)"
+fi
+
+# ---- --state: learned MACs and counters across a restart -----------------------
+
+# basic N: vdrv_itest's basic scenario over ports p0..p(N-1)
+basic() {
+	# shellcheck disable=SC2046 # word splitting on purpose
+	VDRV_ITEST_CTL=$TMP/ctl timeout 60 "$ITEST" basic $(socks "$1") \
+		>"$TMP/it.out" 2>&1 ||
+		fail "basic: $(grep -m1 FAIL "$TMP/it.out" || tail -n 1 "$TMP/it.out")"
+}
+
+# guests_up OUT: vdrv_itest ctl-guests on p0..p2 in the background (GPID),
+#   until READY; its "MAC vu<i> <mac>" lines are what the FDB must hold
+guests_up() {
+	# shellcheck disable=SC2046 # word splitting on purpose
+	VDRV_ITEST_CTL=$TMP/ctl "$ITEST" ctl-guests $(socks 3) >"$1" 2>&1 &
+	GPID=$!
+	BGPIDS+=("$GPID")
+	local end=$((SECONDS + 30))
+	until grep -q '^READY' "$1" 2>/dev/null; do
+		kill -0 "$GPID" 2>/dev/null || { fail "guests: $(tail -n 1 "$1")"; return 1; }
+		[ $SECONDS -lt $end ] || { fail "guests never READY"; return 1; }
+		sleep 0.05
+	done
+}
+
+# fdb_holds OUT: every "MAC vu<i> <mac>" line of OUT is in vhostd's fdb
+fdb_holds() {
+	local fdb port mac n=0
+	fdb=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb) || { fail "no fdb"; return 1; }
+	while read -r _ port mac; do
+		grep -q "\"mac\":\"$mac\",\"port\":\"$port\"" <<<"$fdb" ||
+			fail "$mac on $port not in the MAC table"
+		n=$((n + 1))
+	done < <(grep '^MAC ' "$1")
+	[ "$n" -ge 3 ] || fail "only $n MACs announced"
+	MACS=$n
+}
+
+if wanted state-restart; then
+	ERR=
+	rm -f "$TMP/state"
+	start_vhostd -- 3 --state "$TMP/state" || fail "vhostd did not start"
+	guests_up "$TMP/g.out"
+	# Idle guests from here: the counters stand still.  One periodic
+	# save (every 5 s) must have happened before the kill.
+	sleep 6
+	before=()
+	for p in vu0 vu1 vu2; do
+		before+=("$(ctr $p .rx_packets)/$(ctr $p .tx_packets)")
+	done
+	kill -KILL "$VPID"
+	wait "$VPID" 2>/dev/null
+	VPID=
+	kill -KILL "$GPID" 2>/dev/null
+	wait "$GPID" 2>/dev/null
+	start_vhostd -- 3 --state "$TMP/state" || fail "vhostd did not restart"
+	grep -q "state: restored the counters of 3 port(s) and [1-9][0-9]* MAC(s)" \
+		"$TMP/vhostd.log" || fail "no restore line: $(grep -m1 state: "$TMP/vhostd.log")"
+	fdb_holds "$TMP/g.out"
+	i=0
+	for p in vu0 vu1 vu2; do
+		now="$(ctr $p .rx_packets)/$(ctr $p .tx_packets)"
+		[ "$now" = "${before[$i]}" ] ||
+			fail "$p rx/tx $now after the restart, ${before[$i]} before"
+		i=$((i + 1))
+	done
+	# A clean exit saves too: the next start finds them again.
+	stop_vhostd TERM || fail "vhostd exited uncleanly"
+	start_vhostd -- 3 --state "$TMP/state" || fail "vhostd did not restart"
+	fdb_holds "$TMP/g.out"
+	done_test state-restart "SIGKILL under 3 guests, restarted: ${MACS:-0} MACs on their ports, rx/tx counters ${before[*]} as before; again after SIGTERM"
+fi
+
+if wanted state-corrupt; then
+	ERR=
+	# Two copies of garbage: nothing valid in either slot.
+	head -c 300000 /dev/urandom >"$TMP/state"
+	chmod 600 "$TMP/state"
+	start_vhostd -- 3 --state "$TMP/state" || fail "vhostd did not start"
+	grep -q "state: $TMP/state holds no valid copy" "$TMP/vhostd.log" ||
+		fail "no warning about the corrupt file"
+	check_ctr vu0 .rx_packets -eq 0
+	basic 3
+	stop_vhostd TERM || fail "vhostd exited uncleanly"
+	start_vhostd -- 3 --state "$TMP/state" || fail "vhostd did not restart"
+	grep -q "state: restored the counters of 3 port(s)" "$TMP/vhostd.log" ||
+		fail "the file was not rewritten whole at exit"
+	check_ctr vu0 .rx_packets -ge 1
+	done_test state-corrupt "random bytes: ignored with a warning, counters from 0, forwarding; rewritten whole at exit"
+fi
+
+if wanted state-foreign; then
+	ERR=
+	for kind in writable symlink; do
+		rm -f "$TMP/state" "$TMP/state.real"
+		case $kind in
+		writable) : >"$TMP/state"; chmod 666 "$TMP/state" ;;
+		symlink) : >"$TMP/state.real"; ln -s "$TMP/state.real" "$TMP/state" ;;
+		esac
+		start_vhostd -- 3 --state "$TMP/state" || fail "$kind: vhostd did not start"
+		grep -q "state: $TMP/state: .*: running without" "$TMP/vhostd.log" ||
+			fail "$kind: no refusal logged"
+		basic 3
+		stop_vhostd TERM || fail "$kind: vhostd exited uncleanly"
+		[ -s "$TMP/state" ] || [ -s "$TMP/state.real" ] &&
+			fail "$kind: written although refused"
+	done
+	rm -f "$TMP/state" "$TMP/state.real"
+	done_test state-foreign "world-writable file, symlink: refused with a warning, vhostd runs without, writes nothing"
 fi
 
 # ---- TAP link down/up under traffic --------------------------------------------
