@@ -193,6 +193,15 @@ socks() {
 	done
 }
 
+# basic N: vdrv_itest's basic scenario over ports p0..p(N-1); a failure
+#   is appended to $ERR
+basic() {
+	# shellcheck disable=SC2046 # word splitting on purpose
+	VDRV_ITEST_CTL=$TMP/ctl timeout 60 "$ITEST" basic $(socks "$1") \
+		>"$TMP/it.out" 2>&1 ||
+		ERR="${ERR:+$ERR; }basic: $(grep -m1 FAIL "$TMP/it.out" || tail -n 1 "$TMP/it.out")"
+}
+
 # run_itest NAME SCENARIO NPORTS [VHOSTD-ARGS...]: vhostd with NPORTS
 #   vhost-user ports, one scenario of $ITEST (vdrv_itest; the control
 #   socket in VDRV_ITEST_CTL), then "$ITEST_POST NAME NPORTS" if the

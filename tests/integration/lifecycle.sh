@@ -202,14 +202,6 @@ fi
 
 # ---- --state: learned MACs and counters across a restart -----------------------
 
-# basic N: vdrv_itest's basic scenario over ports p0..p(N-1)
-basic() {
-	# shellcheck disable=SC2046 # word splitting on purpose
-	VDRV_ITEST_CTL=$TMP/ctl timeout 60 "$ITEST" basic $(socks "$1") \
-		>"$TMP/it.out" 2>&1 ||
-		fail "basic: $(grep -m1 FAIL "$TMP/it.out" || tail -n 1 "$TMP/it.out")"
-}
-
 # guests_up OUT: vdrv_itest ctl-guests on p0..p2 in the background (GPID),
 #   until READY; its "MAC vu<i> <mac>" lines are what the FDB must hold
 guests_up() {

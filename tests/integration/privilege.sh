@@ -120,14 +120,6 @@ done_test() {
 	ERR=
 }
 
-# basic N: vdrv_itest's basic scenario over ports p0..p(N-1), as root
-basic() {
-	# shellcheck disable=SC2046 # word splitting on purpose
-	VDRV_ITEST_CTL=$TMP/ctl timeout 60 "$ITEST" basic $(socks "$1") \
-		>"$TMP/it.out" 2>&1 ||
-		fail "basic: $(grep -m1 FAIL "$TMP/it.out" || tail -n 1 "$TMP/it.out")"
-}
-
 NOCAPS=0000000000000000
 ALL_GONE="$NOCAPS"
 
