@@ -193,6 +193,20 @@ socks() {
 	done
 }
 
+# tap_up IF [ADDR/LEN]: wait for vhostd to create IF in $NS, address it if
+#   asked, bring it up; non-zero if any step fails
+tap_up() {
+	local i
+	for i in $(seq 100); do
+		ip -n "$NS" link show "$1" >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	if [ -n "${2:-}" ]; then
+		ip -n "$NS" addr add "$2" dev "$1" || return 1
+	fi
+	ip -n "$NS" link set "$1" up
+}
+
 # basic N: vdrv_itest's basic scenario over ports p0..p(N-1); a failure
 #   is appended to $ERR
 basic() {

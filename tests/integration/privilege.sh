@@ -194,16 +194,6 @@ fi
 
 # ---- a TAP: queues attached at start-up, nothing privileged after ------------
 
-# tap_up IF ADDR/LEN: wait for vhostd's IF in $NS, address it, bring it up
-tap_up() {
-	local i
-	for i in $(seq 100); do
-		ip -n "$NS" link show "$1" >/dev/null 2>&1 && break
-		sleep 0.05
-	done
-	ip -n "$NS" addr add "$2" dev "$1" && ip -n "$NS" link set "$1" up
-}
-
 if wanted priv-tap; then
 	if ! netns_setup; then
 		no_netns priv-tap
