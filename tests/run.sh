@@ -90,6 +90,8 @@ step unit-asan make -j2 O=build/asan CC=clang \
 # The kernel as the reference for vhostd's software segmentation.
 step gso-kernel-ref tests/integration/gso_kernel_ref.sh build/tests/test_gso
 step analyze tests/analyze.sh
+# No #include in src/ points up or sideways (tests/layers.txt).
+step layers tests/layers.sh
 step fuzz tests/fuzz/run.sh "$FUZZ_SECONDS"
 # Integration tests drive the sanitizer build of vhostd: a memory error a
 # hostile front end provokes fails the run instead of hiding.
