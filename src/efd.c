@@ -77,7 +77,8 @@ static uint64_t efd_stall_n;
 
 static pthread_t efd_thread;
 static bool efd_running;
-static int efd_stop_fd = -1;
+static int efd_stop_fd = -1;	/* the slow lane stops */
+static int efd_dog_fd = -1;	/* the watchdog stops, after the lane */
 
 /* The slow lane: dup()s of call fds whose front end once blocked one. */
 #define EFD_LANE_MAX	256
@@ -327,7 +328,7 @@ static void efd_on_signal(int sig)
  */
 static void *efd_watchdog(void *arg)
 {
-	struct pollfd pfd = { .fd = efd_stop_fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = efd_dog_fd, .events = POLLIN };
 	unsigned int i, n;
 
 	(void)arg;
@@ -376,8 +377,9 @@ int efd_watchdog_start(void)
 	if (efd_ref() < 0)
 		return -errno;
 	efd_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	efd_dog_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	efd_lane_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (efd_stop_fd < 0 || efd_lane_wake < 0) {
+	if (efd_stop_fd < 0 || efd_dog_fd < 0 || efd_lane_wake < 0) {
 		rc = errno;
 		goto fail;
 	}
@@ -386,7 +388,7 @@ int efd_watchdog_start(void)
 		goto fail;
 	rc = pthread_create(&efd_lane_thread, NULL, efd_lane_run, NULL);
 	if (rc) {
-		eventfd_write(efd_stop_fd, 1);
+		eventfd_write(efd_dog_fd, 1);
 		pthread_join(efd_thread, NULL);
 		goto fail;
 	}
@@ -395,9 +397,11 @@ int efd_watchdog_start(void)
 fail:
 	if (efd_stop_fd >= 0)
 		close(efd_stop_fd);
+	if (efd_dog_fd >= 0)
+		close(efd_dog_fd);
 	if (efd_lane_wake >= 0)
 		close(efd_lane_wake);
-	efd_stop_fd = efd_lane_wake = -1;
+	efd_stop_fd = efd_dog_fd = efd_lane_wake = -1;
 	return -rc;
 }
 
@@ -409,13 +413,17 @@ void efd_watchdog_stop(void)
 {
 	if (!efd_running)
 		return;
-	/* Both threads watch the stop fd; neither reads it. */
-	if (eventfd_write(efd_stop_fd, 1) == 0) {
+	/* The lane first: a write of its that blocks on a front end's
+	 * full eventfd ends only when the watchdog breaks it, so the
+	 * watchdog must outlive the lane.
+	 */
+	if (eventfd_write(efd_stop_fd, 1) == 0)
 		pthread_join(efd_lane_thread, NULL);
+	if (eventfd_write(efd_dog_fd, 1) == 0)
 		pthread_join(efd_thread, NULL);
-	}
 	close(efd_stop_fd);
+	close(efd_dog_fd);
 	close(efd_lane_wake);
-	efd_stop_fd = efd_lane_wake = -1;
+	efd_stop_fd = efd_dog_fd = efd_lane_wake = -1;
 	efd_running = false;
 }
