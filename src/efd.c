@@ -16,7 +16,8 @@
  *   sit on the anonymous inode our own eventfds sit on (the kernel's
  *   other anonymous-inode files refuse an 8-byte write with EINVAL).
  * - Kick fds are never read: workers watch them edge-triggered
- *   (worker_kick_add()), so a counter nobody drains is no problem.
+ *   (PORT_SRC_KICK, worker_src_add()), so a counter nobody drains is no
+ *   problem.
  * - Call and error fds are written by efd_signal(), outside any queue
  *   lock (vu_queue_call_take()/_give()).  We set O_NONBLOCK on arrival;
  *   then a full counter gives EAGAIN, which means "an interrupt is

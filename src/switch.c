@@ -5,9 +5,10 @@
  *
  * The switch owns a fixed table of ports and the MAC table.  Ports are
  * added and removed by the control thread only; workers read the table.
- * A slot's @in_use and @up flags are written with release semantics and
- * read with acquire, so a worker that sees a port up also sees its fully
- * initialised state.
+ * A slot's @in_use and @up flags are set with release semantics, so a
+ * worker that sees a port up also sees its fully initialised state; they
+ * are cleared and read seq_cst, so that after port_quiesce() no worker
+ * still delivers to a port taken out (switch_port_del()).
  *
  * switch_forward() is the whole forwarding plane.  For a burst received
  * on one port it learns each frame's source MAC, picks destinations and
@@ -219,11 +220,12 @@ int switch_port_add(const struct conf_port *spec)
  * switch_port_del() - close a port and free its slot
  * @idx:	port index
  *
- * Context: control thread, with the workers stopped (shutdown or a
- * failed start-up).  Ports are not removed while workers run: a worker
- * that read @up just before could still call xmit on freed state, so
- * runtime removal will need a grace period (each worker acknowledging
- * a pass) before the free below.
+ * The port is taken out of forwarding first (@up and @in_use cleared,
+ * seq_cst), then port_quiesce() waits until every worker has finished the
+ * pass it was in: none is still delivering to it or forwarding from it,
+ * and none will.  Only then does the port close and its state go.
+ *
+ * Context: control thread, workers running or not
  */
 void switch_port_del(unsigned int idx)
 {
@@ -231,13 +233,33 @@ void switch_port_del(unsigned int idx)
 
 	if (!p)
 		return;
-	__atomic_store_n(&p->up, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->up, false, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->in_use, false, __ATOMIC_SEQ_CST);
+	port_quiesce();
 	p->ops->close(p);
 	fdb_flush_port(&sw.fdb, (uint16_t)idx);
 	switch_l2_fini(idx);
-	__atomic_store_n(&p->in_use, false, __ATOMIC_RELEASE);
 	free(p->priv);
 	p->priv = NULL;
+	p->ops = NULL;
+}
+
+/**
+ * switch_set_up() - a port starts or stops taking frames (port_host)
+ * @p:		port
+ * @up:		taking frames from now on
+ *
+ * Going down forgets the MACs learned on the port: its guest may come
+ * back with other ones, and frames for the old ones flood meanwhile
+ * instead of vanishing into a port that takes nothing.
+ *
+ * Context: control thread
+ */
+void switch_set_up(struct port *p, bool up)
+{
+	__atomic_store_n(&p->up, up, __ATOMIC_SEQ_CST);
+	if (!up)
+		fdb_flush_port(&sw.fdb, (uint16_t)p->idx);
 }
 
 /**
@@ -248,7 +270,7 @@ void switch_port_del(unsigned int idx)
 struct port *switch_port(unsigned int idx)
 {
 	if (idx >= SWITCH_PORTS_MAX ||
-	    !__atomic_load_n(&sw.ports[idx].in_use, __ATOMIC_ACQUIRE))
+	    !__atomic_load_n(&sw.ports[idx].in_use, __ATOMIC_SEQ_CST))
 		return NULL;
 	return &sw.ports[idx];
 }
@@ -264,7 +286,7 @@ unsigned int switch_port_count(void)
 
 static bool switch_port_is_up(const struct port *p)
 {
-	return __atomic_load_n(&p->in_use, __ATOMIC_ACQUIRE) &&
+	return __atomic_load_n(&p->in_use, __ATOMIC_SEQ_CST) &&
 	       __atomic_load_n(&p->up, __ATOMIC_ACQUIRE);
 }
 

@@ -18,13 +18,16 @@
 #include "port/port.h"
 
 #define SWITCH_PORTS_MAX	CONF_PORTS_MAX
-#define SWITCH_BURST		32	/* frames per poll pass and per xmit */
+#define SWITCH_BURST		PORT_BURST	/* frames per burst and per xmit */
 
 /*
  * switch_init()	empty switch, FDB ageing @age_s (control, start-up).
  * switch_port_add()	allocate a slot, run ops->open(); returns index or
  *			-errno (control thread).
- * switch_port_del()	ops->close() and free the slot (control thread).
+ * switch_port_del()	out of forwarding, quiesce, ops->close(), free the
+ *			slot (control thread, workers running or not).
+ * switch_set_up()	the port starts or stops taking frames; down
+ *			forgets its MACs (struct port_host's set_up).
  * switch_port()	port at @idx, or NULL if the slot is free.
  * switch_port_count()	highest index in use + 1.
  * switch_forward()	worker: forward @n frames received on @src.
@@ -39,6 +42,7 @@
 void switch_init(uint32_t age_s);
 int switch_port_add(const struct conf_port *spec);
 void switch_port_del(unsigned int idx);
+void switch_set_up(struct port *p, bool up);
 struct port *switch_port(unsigned int idx);
 unsigned int switch_port_count(void);
 void switch_forward(struct port *src, struct pkt *const *pkts,

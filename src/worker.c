@@ -3,8 +3,8 @@
  *
  * DOC: Theory of Operation
  *
- * A "source" is a (port, cookie) pair: a guest's TX queue, a TAP fd.  Its
- * fd sits in the worker's epoll set with the pair as the epoll cookie.
+ * A "source" is a (port, queue) pair a worker owns: a guest's TX queue,
+ * a tun queue.  Its fd sits in the owner's epoll set.
  *
  * A source is either *armed* (notifications on: the worker learns of
  * work through epoll) or *active* (notifications off: the worker polls it
@@ -13,7 +13,7 @@
  * its budget and then waits for everybody else (vhost-net's weights),
  * while a quiet guest under the same worker is still looked at every
  * pass.  The budget is work, not just frames: a guest TX queue spends
- * it by descriptors and bytes as well (port_vhost_poll()), so a guest
+ * it by descriptors and bytes as well (port_vhost_rx_burst()), so a guest
  * whose chains are long or frames big gets fewer of them per turn, and
  * no source's turn costs much more than an ordinary flooder's.  Under
  * load nothing is re-armed: no guest kicks, no interrupts to us, no
@@ -26,8 +26,24 @@
  * stays active.  With --poll-us 0 an idle worker sleeps at
  * once and costs no CPU.
  *
- * Nothing here knows port types; registration (worker_fd_add/del) is a
- * plain epoll_ctl() on the worker's epoll fd, safe from any thread.
+ * A turn at a source is driven from here, in two phases (port.h): the
+ * port describes a burst in place (rx_burst), the worker hands it to
+ * switch_forward(), the port gives the buffers back (rx_done); rx_begin
+ * and rx_end bracket the turn, so a guest's used index is published and
+ * its interrupt sent once per turn.  Nothing here knows port types.
+ *
+ * Sources live in one table (worker_srcs), written by the control thread
+ * only.  An epoll event and an active-list entry name a slot and its
+ * generation; a turn runs only while the slot is live and of the same
+ * generation, so a removed source is never polled again, and a slot
+ * reused for another is not mistaken for the old one.
+ *
+ * Quiescence (worker_quiesce()): every worker counts its passes and says
+ * when it sleeps.  The control thread unpublishes something (a source, a
+ * port), then waits until each worker has started a new pass or is
+ * asleep: no worker is inside a turn or a delivery that could still see
+ * the old state, and it can be freed.  Port removal, source removal and
+ * TAP close use it; it replaces per-type handshakes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,8 +66,8 @@ _Static_assert(WORKERS_MAX + 1 <= STATS_SLOTS,
 					 * per pass (port_vhost_poll())
 					 */
 #define WORKER_EVENTS		64	/* epoll events per wait */
-#define WORKER_SRC_MAX		(WORKER_EVENTS * 2)
-#define WORKER_STOP_PORT	0xffffffffu
+#define WORKER_SRCS		2048	/* source queues, all workers */
+#define WORKER_SRC_STOP		0xffffffffu	/* the stop eventfd's slot */
 /* Pauses between two dry passes.  Measured with bench/: 4 cost request/
  * response ~10% in round trips per second against 0 or 1, with no gain
  * in one-way throughput; 1 keeps a little slack for a hyperthread twin.
@@ -69,13 +85,34 @@ _Static_assert(WORKERS_MAX + 1 <= STATS_SLOTS,
 #define WORKER_CLOCK_EVERY	32	/* dry passes per clock read: ~1.5 us */
 
 /**
- * struct worker_src - a pollable source
- * @port:	port index (WORKER_STOP_PORT for the stop eventfd)
- * @cookie:	port-defined, e.g. the virtqueue index
+ * struct worker_src - a source queue some worker owns
+ * @port:	its port
+ * @q:		the port's queue number (rx_* ops, arm, stage)
+ * @fd:		the fd that wakes the worker
+ * @worker:	the worker owning it
+ * @gen:	bumped when the slot is freed (read by workers)
+ * @live:	turns may run (seq_cst: see worker_quiesce())
+ *
+ * Written by the control thread; a worker reads a slot only after it
+ * found @live set and @gen equal to its reference's.
  */
 struct worker_src {
-	uint32_t port;
-	uint32_t cookie;
+	struct port *port;
+	uint32_t q;
+	int fd;
+	unsigned int worker;
+	uint32_t gen;
+	bool live;
+};
+
+/**
+ * struct worker_ref - a slot of worker_srcs at one generation
+ * @slot:	index in worker_srcs (WORKER_SRC_STOP: the stop eventfd)
+ * @gen:	the slot's generation when the reference was made
+ */
+struct worker_ref {
+	uint32_t slot;
+	uint32_t gen;
 };
 
 /**
@@ -85,12 +122,14 @@ struct worker_src {
  * @stop_fd:	eventfd written by worker_stop()
  * @idx:	worker number
  * @nactive:	sources in @active
- * @nfds:	sources registered (worker_fd_add() less worker_fd_del()),
- *		written by control, read by the thread
+ * @nfds:	sources registered, written by control, read by the thread
+ * @running:	the thread runs (control)
+ * @pass:	passes begun (the thread; read by worker_quiesce())
+ * @asleep:	blocked in epoll_wait(), between passes
  * @active:	sources polled every pass (notifications off)
  *
- * Everything but @epfd and @nfds (used by control) is private to the
- * thread.
+ * Everything but @epfd, @nfds, @running, @pass and @asleep is private to
+ * the thread.
  */
 struct worker {
 	pthread_t thread;
@@ -99,17 +138,22 @@ struct worker {
 	unsigned int idx;
 	unsigned int nactive;
 	unsigned int nfds;
-	struct worker_src active[WORKER_SRC_MAX];
+	bool running;
+	uint64_t pass;
+	bool asleep;
+	struct worker_ref active[WORKER_SRCS];
 } __cacheline_aligned;
 
 static struct worker workers[WORKERS_MAX];
 static unsigned int worker_count;
 static unsigned int worker_next;
 static unsigned int worker_poll_us;
+static struct worker_src worker_srcs[WORKER_SRCS];
+static const struct port_host worker_host;
 
-static uint64_t worker_src_key(uint32_t port, uint32_t cookie)
+static uint64_t worker_ref_key(uint32_t slot, uint32_t gen)
 {
-	return (uint64_t)port << 32 | cookie;
+	return (uint64_t)slot << 32 | gen;
 }
 
 /**
@@ -127,6 +171,7 @@ int worker_init(unsigned int n, unsigned int poll_us)
 	if (!n || n > WORKERS_MAX)
 		return -EINVAL;
 	worker_poll_us = poll_us;
+	port_host = &worker_host;
 	for (i = 0; i < n; i++) {
 		struct worker *w = &workers[i];
 		struct epoll_event ev = { .events = EPOLLIN };
@@ -136,7 +181,7 @@ int worker_init(unsigned int n, unsigned int poll_us)
 		w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (w->epfd < 0 || w->stop_fd < 0)
 			return -errno;
-		ev.data.u64 = worker_src_key(WORKER_STOP_PORT, 0);
+		ev.data.u64 = worker_ref_key(WORKER_SRC_STOP, 0);
 		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->stop_fd, &ev) < 0)
 			return -errno;
 		worker_count = i + 1;
@@ -145,61 +190,93 @@ int worker_init(unsigned int n, unsigned int poll_us)
 }
 
 /**
- * worker_add_src() - add @src to @list unless it is already there
- * @list:	sources
- * @n:		entries in @list, updated
- * @src:	source
+ * worker_add_active() - add @ref to @w's active list unless it is there
+ * @w:		worker
+ * @ref:	source
  */
-static void worker_add_src(struct worker_src *list, unsigned int *n,
-			   struct worker_src src)
+static void worker_add_active(struct worker *w, struct worker_ref ref)
 {
 	unsigned int i;
 
-	for (i = 0; i < *n; i++)
-		if (list[i].port == src.port && list[i].cookie == src.cookie)
+	for (i = 0; i < w->nactive; i++)
+		if (w->active[i].slot == ref.slot)
 			return;
-	if (*n < WORKER_SRC_MAX)
-		list[(*n)++] = src;
+	if (w->nactive < WORKER_SRCS)
+		w->active[w->nactive++] = ref;
 }
 
 /**
- * worker_poll_src() - give one source its turn
- * @src:	source
+ * worker_src_get() - the source @ref names, if it is still that one
+ * @ref:	reference from an event or the active list
+ * Return: the source, or NULL if it was removed (drop the reference)
+ */
+static const struct worker_src *worker_src_get(struct worker_ref ref)
+{
+	const struct worker_src *s = &worker_srcs[ref.slot];
+
+	/* seq_cst: ordered after the pass count (worker_quiesce()). */
+	if (!__atomic_load_n(&s->live, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&s->gen, __ATOMIC_RELAXED) != ref.gen)
+		return NULL;
+	return s;
+}
+
+/**
+ * worker_turn() - give one source its turn
+ * @s:		source
+ *
+ * The two phases of port.h: the port describes a burst in place, the
+ * switch forwards it, the port gives the buffers back; until the budget
+ * is spent or the queue runs dry.
+ *
  * Return: frames the source processed
  */
-static unsigned int worker_poll_src(struct worker_src src)
+static unsigned int worker_turn(const struct worker_src *s)
 {
-	struct port *p = switch_port(src.port);
+	const struct port_ops *ops = s->port->ops;
+	struct port_turn turn = { .budget = WORKER_BUDGET };
+	struct pkt *pkts[SWITCH_BURST];
+	struct port *p = s->port;
 
-	if (!p)
+	if (!ops->rx_begin(p, s->q, &turn))
 		return 0;
-	return p->ops->poll(p, src.cookie, WORKER_BUDGET);
+	while (turn.done < turn.budget && !turn.dry) {
+		unsigned int before = turn.done, n;
+
+		n = ops->rx_burst(p, s->q, pkts,
+				  MIN(SWITCH_BURST, turn.budget - turn.done),
+				  &turn);
+		if (n)
+			switch_forward(p, pkts, n);
+		if (ops->rx_done)
+			ops->rx_done(p, s->q, &turn);
+		if (!n && turn.done == before)
+			break;	/* the port broke its contract: no loop */
+	}
+	ops->rx_end(p, s->q, &turn);
+	return turn.done;
 }
 
 /**
  * worker_arm_src() - turn a dry source's notifications back on
- * @src:	source
+ * @s:		source
  * Return: true if it has work after all and must stay active
  */
-static bool worker_arm_src(struct worker_src src)
+static bool worker_arm_src(const struct worker_src *s)
 {
-	struct port *p = switch_port(src.port);
-
-	if (!p || !p->ops->arm)
+	if (!s->port->ops->arm)
 		return false;
-	return p->ops->arm(p, src.cookie);
+	return s->port->ops->arm(s->port, s->q);
 }
 
 /**
  * worker_stage_src() - let a dry source's port prepare for its next frame
- * @src:	source
+ * @s:		source
  */
-static void worker_stage_src(struct worker_src src)
+static void worker_stage_src(const struct worker_src *s)
 {
-	struct port *p = switch_port(src.port);
-
-	if (p && p->ops->stage)
-		p->ops->stage(p, src.cookie);
+	if (s->port->ops->stage)
+		s->port->ops->stage(s->port, s->q);
 }
 
 /**
@@ -267,9 +344,24 @@ static void *worker_loop(void *arg)
 		bool work = false;
 		int n = 0;
 
+		/* A new pass: whatever was unpublished before this is not
+		 * seen in it (worker_quiesce()).
+		 */
+		__atomic_fetch_add(&w->pass, 1, __ATOMIC_SEQ_CST);
 		if (worker_epoll_due(w, &polled)) {
+			bool sleep = !w->nactive;
+
+			if (sleep)
+				__atomic_store_n(&w->asleep, true,
+						 __ATOMIC_SEQ_CST);
 			n = epoll_wait(w->epfd, evs, WORKER_EVENTS,
-				       w->nactive ? 0 : -1);
+				       sleep ? -1 : 0);
+			if (sleep) {
+				__atomic_store_n(&w->asleep, false,
+						 __ATOMIC_SEQ_CST);
+				__atomic_fetch_add(&w->pass, 1,
+						   __ATOMIC_SEQ_CST);
+			}
 			polled = 0;
 		}
 		if (n < 0 && errno != EINTR) {
@@ -277,19 +369,27 @@ static void *worker_loop(void *arg)
 			return NULL;
 		}
 		for (i = 0; n > 0 && i < (unsigned int)n; i++) {
-			struct worker_src src = {
-				.port = (uint32_t)(evs[i].data.u64 >> 32),
-				.cookie = (uint32_t)evs[i].data.u64,
+			struct worker_ref ref = {
+				.slot = (uint32_t)(evs[i].data.u64 >> 32),
+				.gen = (uint32_t)evs[i].data.u64,
 			};
 
-			if (src.port == WORKER_STOP_PORT)
+			if (ref.slot == WORKER_SRC_STOP)
 				return NULL;
-			worker_add_src(w->active, &w->nactive, src);
+			if (ref.slot < WORKER_SRCS)
+				worker_add_active(w, ref);
 		}
 
-		for (i = 0; i < w->nactive; i++)
-			if (worker_poll_src(w->active[i]))
+		for (i = 0; i < w->nactive; i++) {
+			const struct worker_src *s = worker_src_get(w->active[i]);
+
+			if (!s) {	/* removed: forget it */
+				w->active[i--] = w->active[--w->nactive];
+				continue;
+			}
+			if (worker_turn(s))
 				work = true;
+		}
 		if (work) {
 			dry_since = 0;
 			staged = false;
@@ -300,8 +400,13 @@ static void *worker_loop(void *arg)
 		 * their next frame (port_ops.stage) while nothing waits.
 		 */
 		if (!staged) {
-			for (i = 0; i < w->nactive; i++)
-				worker_stage_src(w->active[i]);
+			for (i = 0; i < w->nactive; i++) {
+				const struct worker_src *s =
+					worker_src_get(w->active[i]);
+
+				if (s)
+					worker_stage_src(s);
+			}
 			staged = true;
 		}
 
@@ -320,9 +425,12 @@ static void *worker_loop(void *arg)
 		/* Sleep, unless arming reveals work that raced in. */
 		nactive = w->nactive;
 		w->nactive = 0;
-		for (i = 0; i < nactive; i++)
-			if (worker_arm_src(w->active[i]))
+		for (i = 0; i < nactive; i++) {
+			const struct worker_src *s = worker_src_get(w->active[i]);
+
+			if (s && worker_arm_src(s))
 				w->active[w->nactive++] = w->active[i];
+		}
 	}
 }
 
@@ -341,6 +449,7 @@ int worker_start(void)
 
 		if (rc)
 			return -rc;
+		__atomic_store_n(&workers[i].running, true, __ATOMIC_SEQ_CST);
 	}
 	return 0;
 }
@@ -359,6 +468,7 @@ void worker_stop(void)
 	}
 	for (i = 0; i < worker_count; i++) {
 		pthread_join(workers[i].thread, NULL);
+		__atomic_store_n(&workers[i].running, false, __ATOMIC_SEQ_CST);
 		close(workers[i].epfd);
 		close(workers[i].stop_fd);
 	}
@@ -370,92 +480,146 @@ void worker_stop(void)
  * Return: worker index
  * Context: control thread
  */
-unsigned int worker_pick(void)
+static unsigned int worker_pick(void)
 {
-	unsigned int w = worker_next++ % (worker_count ? worker_count : 1);
-
-	return w;
+	return worker_next++ % (worker_count ? worker_count : 1);
 }
 
 /**
- * worker_fd_add_events() - add @fd to worker @w's epoll set
- * @w:		worker index
- * @fd:		descriptor
- * @port_idx:	port to poll when it fires
- * @cookie:	passed to the port's poll op
- * @events:	epoll events
+ * worker_quiesce() - wait until every worker has finished its pass
  *
- * Return: 0 or -errno
+ * The caller has unpublished something first (a source's @live, a port's
+ * @up and @in_use, with seq_cst stores).  A worker that begins a pass
+ * after that cannot see it (its pass count and every such load are
+ * seq_cst); so once each running worker has begun a new pass, or is seen
+ * asleep between passes, none is still inside a turn or a delivery that
+ * began with the old state.  A pass is one budget per active source:
+ * microseconds, at worst the eventfd watchdog's 25 ms (efd.c).
+ *
+ * Context: control thread, never a worker (it would wait for itself)
  */
-static int worker_fd_add_events(unsigned int w, int fd, unsigned int port_idx,
-				uint32_t cookie, uint32_t events)
+void worker_quiesce(void)
+{
+	struct timespec ts = { .tv_nsec = 20000 };
+	uint64_t seen[WORKERS_MAX];
+	unsigned int i;
+
+	for (i = 0; i < worker_count; i++)
+		seen[i] = __atomic_load_n(&workers[i].pass, __ATOMIC_SEQ_CST);
+	for (i = 0; i < worker_count; i++) {
+		struct worker *w = &workers[i];
+
+		while (__atomic_load_n(&w->running, __ATOMIC_SEQ_CST) &&
+		       !__atomic_load_n(&w->asleep, __ATOMIC_SEQ_CST) &&
+		       __atomic_load_n(&w->pass, __ATOMIC_SEQ_CST) == seen[i])
+			nanosleep(&ts, NULL);
+	}
+}
+
+/**
+ * worker_src_find() - the live slot of (@p, @q)
+ * @p:		port
+ * @q:		queue
+ * Return: slot index, or -1
+ */
+static int worker_src_find(const struct port *p, uint32_t q)
+{
+	unsigned int i;
+
+	for (i = 0; i < WORKER_SRCS; i++)
+		if (worker_srcs[i].live && worker_srcs[i].port == p &&
+		    worker_srcs[i].q == q)
+			return (int)i;
+	return -1;
+}
+
+/**
+ * worker_src_add() - have a worker own source queue @q of @p
+ * @p:		port
+ * @q:		its queue number, passed to its rx_* ops
+ * @fd:		fd that tells of work
+ * @kind:	PORT_SRC_LEVEL: polled while readable; PORT_SRC_KICK: a
+ *		front end's kick eventfd, edge-triggered and never read
+ *		(reading an fd the front end shares is an operation it
+ *		could make block, efd.c).  Every write to an eventfd is an
+ *		edge; EPOLLOUT is asked for too, so registration itself
+ *		reports one event and the queue gets a turn at once.
+ *
+ * Return: the worker's number, or -errno (-EEXIST: already owned,
+ *	   -ENOSPC: table full)
+ * Context: control thread
+ */
+int worker_src_add(struct port *p, uint32_t q, int fd,
+		   enum port_src_kind kind)
 {
 	struct epoll_event ev = {
-		.events = events,
-		.data.u64 = worker_src_key(port_idx, cookie),
+		.events = kind == PORT_SRC_KICK ?
+			  EPOLLIN | EPOLLOUT | EPOLLET : EPOLLIN,
 	};
+	struct worker_src *s = NULL;
+	unsigned int i, w;
 
+	if (worker_src_find(p, q) >= 0)
+		return -EEXIST;
+	for (i = 0; i < WORKER_SRCS; i++) {
+		if (!worker_srcs[i].port) {
+			s = &worker_srcs[i];
+			break;
+		}
+	}
+	if (!s)
+		return -ENOSPC;
+	w = worker_pick();
 	if (w >= worker_count)
 		return -EINVAL;
-	if (epoll_ctl(workers[w].epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
-		return -errno;
+	s->port = p;
+	s->q = q;
+	s->fd = fd;
+	s->worker = w;
+	__atomic_store_n(&s->live, true, __ATOMIC_SEQ_CST);
+	ev.data.u64 = worker_ref_key(i, s->gen);
+	if (epoll_ctl(workers[w].epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		int rc = -errno;
+
+		__atomic_store_n(&s->live, false, __ATOMIC_SEQ_CST);
+		s->port = NULL;	/* never in an epoll set: nobody saw it */
+		return rc;
+	}
 	__atomic_fetch_add(&workers[w].nfds, 1, __ATOMIC_RELAXED);
-	return 0;
+	return (int)w;
 }
 
 /**
- * worker_fd_add() - make worker @w poll a source when @fd is readable
- * @w:		worker index
- * @fd:		fd to watch
- * @port_idx:	port index passed to the poll op
- * @cookie:	cookie passed to the poll op
+ * worker_src_del() - take source queue @q of @p from its worker
+ * @p:		port
+ * @q:		queue
  *
- * Return: 0 or -errno
- * Context: any thread
+ * When this returns, no turn at it runs and none will: the slot is
+ * unpublished, its fd out of the epoll set, and every worker has finished
+ * the pass it was in.  Nothing if (@p, @q) is not a source.
+ *
+ * Context: control thread
  */
-int worker_fd_add(unsigned int w, int fd, unsigned int port_idx,
-		  uint32_t cookie)
+void worker_src_del(struct port *p, uint32_t q)
 {
-	return worker_fd_add_events(w, fd, port_idx, cookie, EPOLLIN);
+	int i = worker_src_find(p, q);
+	struct worker_src *s;
+
+	if (i < 0)
+		return;
+	s = &worker_srcs[i];
+	__atomic_store_n(&s->live, false, __ATOMIC_SEQ_CST);
+	/* The fd may be closed already: epoll forgot it then. */
+	epoll_ctl(workers[s->worker].epfd, EPOLL_CTL_DEL, s->fd, NULL);
+	__atomic_fetch_sub(&workers[s->worker].nfds, 1, __ATOMIC_RELAXED);
+	worker_quiesce();
+	__atomic_store_n(&s->gen, s->gen + 1, __ATOMIC_RELAXED);
+	s->port = NULL;
 }
 
-/**
- * worker_kick_add() - watch a front end's kick eventfd for worker @w
- * @w:		worker index
- * @fd:		eventfd the guest writes
- * @port_idx:	port to poll
- * @cookie:	passed to its poll op
- *
- * Edge-triggered, and the fd is never read: reading or draining an fd
- * the front end shares is an operation it could make block (efd.c).
- * Every write to an eventfd is an edge.  EPOLLOUT is asked for too: an
- * eventfd is always readable or writable, so registration itself
- * reports one event, and the port polls the queue once at start.
- *
- * Return: 0 or -errno
- */
-int worker_kick_add(unsigned int w, int fd, unsigned int port_idx,
-		    uint32_t cookie)
-{
-	return worker_fd_add_events(w, fd, port_idx, cookie,
-				    EPOLLIN | EPOLLOUT | EPOLLET);
-}
-
-/**
- * worker_fd_del() - stop watching @fd on worker @w
- * @w:		worker index
- * @fd:		fd given to worker_fd_add()
- *
- * Return: 0 or -errno
- * Context: any thread.  The worker may still be inside a poll of this
- * source when this returns; ports guard their state with their own locks.
- */
-int worker_fd_del(unsigned int w, int fd)
-{
-	if (w >= worker_count)
-		return -EINVAL;
-	if (epoll_ctl(workers[w].epfd, EPOLL_CTL_DEL, fd, NULL) < 0)
-		return -errno;
-	__atomic_fetch_sub(&workers[w].nfds, 1, __ATOMIC_RELAXED);
-	return 0;
-}
+static const struct port_host worker_host = {
+	.src_add = worker_src_add,
+	.src_del = worker_src_del,
+	.quiesce = worker_quiesce,
+	.set_up = switch_set_up,
+};

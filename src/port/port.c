@@ -9,6 +9,9 @@
 #include "port.h"
 #include "../util.h"
 
+/* Set by the layer that runs the ports (worker_init()). */
+const struct port_host *port_host;
+
 static const struct port_ops *const port_types[] = {
 	&port_vhost_ops,
 	&port_tap_ops,

@@ -18,7 +18,36 @@
 #include "../log.h"
 #include "../stats.h"
 
+/* Frames per burst: per rx_burst, per xmit. */
+#define PORT_BURST	32
+
 struct port;
+
+/**
+ * enum port_src_kind - how a source queue's fd tells a worker of work
+ * @PORT_SRC_LEVEL:	readable while frames wait (a tun queue)
+ * @PORT_SRC_KICK:	a front end's kick eventfd: watched edge-triggered
+ *			and never read (efd.c), one turn given at once
+ */
+enum port_src_kind {
+	PORT_SRC_LEVEL,
+	PORT_SRC_KICK,
+};
+
+/**
+ * struct port_turn - one worker's turn at one source queue
+ * @budget:	frames, or their worth, the turn may process (in)
+ * @done:	frames processed so far, dropped ones included
+ * @dry:	the queue has nothing more now
+ *
+ * A turn is rx_begin, then rx_burst and rx_done until the budget is
+ * spent or the queue runs dry, then rx_end (struct port_ops).
+ */
+struct port_turn {
+	unsigned int budget;
+	unsigned int done;
+	bool dry;
+};
 
 /**
  * struct port_ops - a port type
@@ -26,33 +55,47 @@ struct port;
  * @priv_size:	bytes of per-port private state (port->priv)
  * @open:	create the port from @spec (control thread, start-up or
  *		ctl).  Return 0 or -errno; on failure nothing is left open.
- * @close:	undo @open (control thread); the port is already removed
- *		from forwarding and no worker polls it.
+ *		Source queues are handed to the workers with port_src_add().
+ * @close:	undo @open (control thread); the port is already out of
+ *		forwarding and every worker has finished the pass it was in
+ *		(port_quiesce()): no xmit or turn runs any more.
  * @xmit:	switch -> port: deliver @n frames (any worker thread, may
  *		run concurrently with other workers delivering to the same
  *		port: serialise internally).  Copies what it accepts; the
  *		frames' buffers are untouched and belong to the caller.
  *		Return how many were delivered; the port counts the rest as
  *		drops by reason.  Never blocks.
- * @poll:	worker: the fd registered for @cookie became readable (or
- *		the worker polls): pull up to @budget frames from the port,
- *		hand them to switch_forward(), give their buffers back.
- *		@budget is work as much as frames: a port whose frames
- *		cost more (port_vhost: long descriptor chains, big frames)
- *		stops earlier.  Return frames processed; not 0 means "call
- *		again".
+ * @rx_begin:	worker, a turn at source queue @q begins: make it ready
+ *		to read (a guest's TX queue: its lock, its kicks off) and
+ *		return true; false if there is nothing to read now (stopped,
+ *		broken): the turn ends without @rx_end.
  *		A source that can suppress its notifications (a guest's TX
- *		kicks) leaves them off here: the worker keeps polling it
+ *		kicks) leaves them off: the worker keeps giving it turns
  *		until @arm.
+ * @rx_burst:	worker, phase one: describe up to @max frames of @q in
+ *		@pkts, in place (nothing copied: a struct pkt points into
+ *		the port's or the guest's buffers), add every frame taken
+ *		off the queue to @turn->done (dropped ones too), set
+ *		@turn->dry when the queue ran out.  @turn->budget is work as
+ *		much as frames: a port whose frames cost more (long
+ *		descriptor chains, big frames) ends the turn earlier by
+ *		setting @turn->done to @turn->budget.  The worker hands the
+ *		frames to switch_forward().  Return the frames in @pkts; 0
+ *		only with @turn->done grown or @turn->dry set.
+ * @rx_done:	worker, phase two: every destination has copied the last
+ *		burst: give its buffers back (not yet published).  May be
+ *		NULL.
+ * @rx_end:	worker, the turn ends: publish what @rx_done gave back,
+ *		once, release what @rx_begin took, notify the peer.
  * @arm:	worker: the source ran dry and the worker is about to sleep:
  *		turn notifications back on and return true if work arrived
  *		meanwhile (then the worker polls again instead of sleeping).
  *		NULL for sources whose fd is simply level-triggered (TAP).
- * @stage:	worker: the source @cookie polled ran dry and the worker
- *		has a moment: get ready for the next frame *to* this port
- *		(a guest's next RX buffer, looked up and warmed) so that
- *		the delivery does not wait for it.  Must not block; may do
- *		nothing.  NULL if there is nothing to prepare (TAP).
+ * @stage:	worker: the source @q ran dry and the worker has a moment:
+ *		get ready for the next frame *to* this port (a guest's next
+ *		RX buffer, looked up and warmed) so that the delivery does
+ *		not wait for it.  Must not block; may do nothing.  NULL if
+ *		there is nothing to prepare (TAP).
  * @timer:	control thread, once a second: housekeeping (may be NULL)
  */
 struct port_ops {
@@ -62,12 +105,38 @@ struct port_ops {
 	void (*close)(struct port *p);
 	unsigned int (*xmit)(struct port *p, struct pkt *const *pkts,
 			     unsigned int n);
-	unsigned int (*poll)(struct port *p, uint32_t cookie,
-			     unsigned int budget);
-	bool (*arm)(struct port *p, uint32_t cookie);
-	void (*stage)(struct port *p, uint32_t cookie);
+	bool (*rx_begin)(struct port *p, uint32_t q, struct port_turn *turn);
+	unsigned int (*rx_burst)(struct port *p, uint32_t q, struct pkt **pkts,
+				 unsigned int max, struct port_turn *turn);
+	void (*rx_done)(struct port *p, uint32_t q, struct port_turn *turn);
+	void (*rx_end)(struct port *p, uint32_t q, struct port_turn *turn);
+	bool (*arm)(struct port *p, uint32_t q);
+	void (*stage)(struct port *p, uint32_t q);
 	void (*timer)(struct port *p);
 };
+
+/**
+ * struct port_host - what ports ask of the layers above them
+ * @src_add:	have a worker own source queue @q of @p, woken by @fd
+ *		(@kind); return the worker's number or -errno
+ * @src_del:	the worker gives @q up; when this returns no turn at it
+ *		runs or will run
+ * @quiesce:	return once every worker has finished the pass it was in
+ * @set_up:	@p starts or stops taking frames; stopping forgets the MACs
+ *		learned on it
+ *
+ * Set once by the switch before any port opens (switch_init()); ports
+ * call it through the port_*() helpers below, from the control thread.
+ */
+struct port_host {
+	int (*src_add)(struct port *p, uint32_t q, int fd,
+		       enum port_src_kind kind);
+	void (*src_del)(struct port *p, uint32_t q);
+	void (*quiesce)(void);
+	void (*set_up)(struct port *p, bool up);
+};
+
+extern const struct port_host *port_host;
 
 /**
  * struct port - one switch port
@@ -111,5 +180,30 @@ extern const struct port_ops port_vhost_ops;
 extern const struct port_ops port_tap_ops;
 
 const struct port_ops *port_ops_find(const char *type);
+
+/* port_src_add() - see struct port_host: a worker number, or -errno */
+static inline int port_src_add(struct port *p, uint32_t q, int fd,
+			       enum port_src_kind kind)
+{
+	return port_host->src_add(p, q, fd, kind);
+}
+
+/* port_src_del() - see struct port_host */
+static inline void port_src_del(struct port *p, uint32_t q)
+{
+	port_host->src_del(p, q);
+}
+
+/* port_quiesce() - see struct port_host */
+static inline void port_quiesce(void)
+{
+	port_host->quiesce();
+}
+
+/* port_set_up() - see struct port_host */
+static inline void port_set_up(struct port *p, bool up)
+{
+	port_host->set_up(p, up);
+}
 
 #endif /* VHOSTD_PORT_H */

@@ -38,7 +38,6 @@
 #include "../priv.h"
 #include "../switch.h"
 #include "../util.h"
-#include "../worker.h"
 
 #define TAP_VNET_HDR_LEN	12	/* sizeof(struct virtio_net_hdr_v1) */
 #define TAP_FRAME_MAX		PKT_FRAME_MAX
@@ -74,7 +73,6 @@ _Static_assert(sizeof(struct virtio_net_hdr_v1) == TAP_VNET_HDR_LEN,
  * @bufs:	@nbufs buffers of TAP_BUF_LEN bytes; @direct.bounce is the
  *		first (used only between reads, by the same worker)
  * @pkts:	descriptors of the frames in @bufs for one burst
- * @pktv:	pointers to @pkts, as switch_forward() takes them
  * @direct:	queues >= 1: the direct reader's state
  *
  * Everything but @fd, @idx and @dst is the polling worker's.
@@ -86,8 +84,7 @@ struct tap_queue {
 	unsigned int dst;
 	unsigned int nbufs;
 	uint8_t *bufs;
-	struct pkt pkts[SWITCH_BURST];
-	struct pkt *pktv[SWITCH_BURST];
+	struct pkt pkts[PORT_BURST];
 	struct port_direct direct;
 };
 
@@ -96,9 +93,6 @@ struct tap_queue {
  * @fd:		queue 0's fd: writes to the kernel go here
  * @src_feat:	offloads enabled with TUNSETOFFLOAD, as virtio-net HOST_*
  *		feature bits (struct pkt's @src_feat)
- * @closing:	set by close before it waits for @users to drain
- * @users:	workers inside poll or xmit; close waits for zero, so it
- *		never frees buffers or closes an fd under a running burst
  * @ifname:	the interface's name, for attaching more queues
  * @mq:		multi-queue with eBPF steering is on
  * @offload:	offload=on was asked for
@@ -113,9 +107,7 @@ struct tap_queue {
 struct tap_priv {
 	int fd;
 	uint64_t src_feat;
-	bool closing;
-	unsigned int users __cacheline_aligned;
-	char ifname[IFNAMSIZ] __cacheline_aligned;
+	char ifname[IFNAMSIZ];
 	bool mq;
 	bool offload;
 	uint32_t frame_max;
@@ -124,31 +116,6 @@ struct tap_priv {
 	uint16_t port_queue[SWITCH_PORTS_MAX];
 	struct tap_steer steer;
 };
-
-/**
- * tap_enter() - account a worker entering poll or xmit
- * @t:		port state
- * Return: false if the port is closing (the caller backs out)
- *
- * The increment and the load of @closing are both seq_cst, as are the
- * store of @closing and the load of @users in tap_close(): one side always
- * sees the other (Dekker), so close never frees under a running burst.
- */
-static bool tap_enter(struct tap_priv *t)
-{
-	__atomic_fetch_add(&t->users, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&t->closing, __ATOMIC_SEQ_CST)) {
-		__atomic_fetch_sub(&t->users, 1, __ATOMIC_RELEASE);
-		return false;
-	}
-	return true;
-}
-
-static void tap_leave(struct tap_priv *t)
-{
-	/* Release pairs with the acquire load in tap_close(). */
-	__atomic_fetch_sub(&t->users, 1, __ATOMIC_RELEASE);
-}
 
 /**
  * tap_set_offload() - let the kernel hand us partial-checksum and GSO frames
@@ -222,7 +189,7 @@ static void tap_set_owner(int fd, const char *ifname)
  * @t:		its state
  * @fd:		queue fd
  * @idx:	queue index
- * @nbufs:	receive buffers (<= SWITCH_BURST)
+ * @nbufs:	receive buffers (<= PORT_BURST)
  *
  * Return: the queue, or NULL without memory
  */
@@ -231,7 +198,6 @@ static struct tap_queue *tap_queue_new(struct port *p, struct tap_priv *t,
 				       unsigned int nbufs)
 {
 	struct tap_queue *q = calloc(1, sizeof(*q));
-	unsigned int i;
 
 	if (!q)
 		return NULL;
@@ -243,8 +209,6 @@ static struct tap_queue *tap_queue_new(struct port *p, struct tap_priv *t,
 	q->fd = fd;
 	q->idx = idx;
 	q->nbufs = nbufs;
-	for (i = 0; i < SWITCH_BURST; i++)
-		q->pktv[i] = &q->pkts[i];
 	q->direct.fd = fd;
 	q->direct.src = p;
 	q->direct.src_feat = t->src_feat;
@@ -332,10 +296,11 @@ static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst)
 		return -ENOMEM;
 	}
 	q->dst = dst;
-	q->worker = worker_pick();
 	t->q[idx] = q;
 	__atomic_store_n(&t->nq, idx + 1, __ATOMIC_RELEASE);
-	rc = worker_fd_add(q->worker, fd, p->idx, idx);
+	rc = port_src_add(p, idx, fd, PORT_SRC_LEVEL);
+	if (rc >= 0)
+		q->worker = (unsigned int)rc;
 	if (rc < 0) {
 		/* Never polled: no worker can be inside it. */
 		__atomic_store_n(&t->nq, idx, __ATOMIC_RELEASE);
@@ -464,13 +429,12 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 	t->offload = spec->offload;
 	t->frame_max = tap_frame_max(t);
 
-	t->q[0] = tap_queue_new(p, t, t->fd, 0, SWITCH_BURST);
+	t->q[0] = tap_queue_new(p, t, t->fd, 0, PORT_BURST);
 	if (!t->q[0]) {
 		err("tap %s: no memory for receive buffers", spec->ifname);
 		rc = -ENOMEM;
 		goto err_close;
 	}
-	t->q[0]->worker = worker_pick();
 	t->nq = 1;
 
 	if (t->mq) {
@@ -488,14 +452,15 @@ static int tap_open(struct port *p, const struct conf_port *spec)
 		}
 	}
 
-	rc = worker_fd_add(t->q[0]->worker, t->fd, p->idx, 0);
+	rc = port_src_add(p, 0, t->fd, PORT_SRC_LEVEL);
 	if (rc < 0) {
-		err("tap %s: cannot register with worker %u: %s",
-		    ifr.ifr_name, t->q[0]->worker, strerror(-rc));
+		err("tap %s: cannot register with a worker: %s",
+		    ifr.ifr_name, strerror(-rc));
 		goto err_steer;
 	}
+	t->q[0]->worker = (unsigned int)rc;
 	tap_mq_update(p, t);
-	__atomic_store_n(&p->up, true, __ATOMIC_RELEASE);
+	port_set_up(p, true);
 	info("port %s: tap %s ready (worker %u%s)", p->name, ifr.ifr_name,
 	     t->q[0]->worker, t->mq ? ", a steered queue per guest" : "");
 	return 0;
@@ -515,22 +480,18 @@ err_close:
  * tap_close() - stop polling and release the interface
  * @p:		port
  *
- * Context: control thread.  Waits (briefly: one burst) for a worker that
- * is still inside poll or xmit, so nothing runs on freed buffers or a
- * reused fd number.
+ * Context: control thread.  The switch took the port out of forwarding
+ * and quiesced the workers (no xmit runs); each queue's source is taken
+ * back from its worker, which waits out a turn still running, so nothing
+ * runs on freed buffers or a reused fd number.
  */
 static void tap_close(struct port *p)
 {
 	struct tap_priv *t = p->priv;
-	struct timespec ts = { .tv_nsec = 100000 };
 	unsigned int i;
 
-	__atomic_store_n(&p->up, false, __ATOMIC_RELEASE);
-	__atomic_store_n(&t->closing, true, __ATOMIC_SEQ_CST);
 	for (i = 0; i < t->nq; i++)
-		worker_fd_del(t->q[i]->worker, t->q[i]->fd);
-	while (__atomic_load_n(&t->users, __ATOMIC_SEQ_CST))
-		nanosleep(&ts, NULL);
+		port_src_del(p, i);
 	tap_steer_close(&t->steer, t->fd);
 	/* Last attached first: no queue index moves meanwhile. */
 	for (i = t->nq; i-- > 0;) {
@@ -554,17 +515,19 @@ static void tap_timer(struct port *p)
 }
 
 /**
- * tap_rx_burst() - read up to @max frames into @q's buffers and forward
+ * tap_read_burst() - read up to @max frames into @q's buffers
  * @p:		port
  * @t:		its state
  * @q:		queue
+ * @pkts:	out: the frames read, described in place
  * @max:	frames to read, <= @q->nbufs
- * @dry:	set when the fd ran out of frames (or failed)
- * Return: frames read, including the ones dropped here
+ * @turn:	frames taken off the fd (dropped ones too) are added to
+ *		@turn->done; @turn->dry is set when the fd ran out (or failed)
+ * Return: frames in @pkts
  */
-static unsigned int tap_rx_burst(struct port *p, struct tap_priv *t,
-				 struct tap_queue *q, unsigned int max,
-				 bool *dry)
+static unsigned int tap_read_burst(struct port *p, struct tap_priv *t,
+				   struct tap_queue *q, struct pkt **pkts,
+				   unsigned int max, struct port_turn *turn)
 {
 	unsigned int i, n = 0, runts = 0, big = 0, ioerr = 0;
 	uint64_t bytes = 0;
@@ -586,11 +549,11 @@ static unsigned int tap_rx_burst(struct port *p, struct tap_priv *t,
 				continue;	/* bounded by @max */
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
 				ioerr++;
-			*dry = true;
+			turn->dry = true;
 			break;
 		}
 		if (r == 0) {
-			*dry = true;
+			turn->dry = true;
 			break;
 		}
 		/* tun reports the frame's full length even if it did not
@@ -612,6 +575,7 @@ static unsigned int tap_rx_burst(struct port *p, struct tap_priv *t,
 		pkt->iovcnt = 1;
 		pkt->iov[0].iov_base = buf + TAP_VNET_HDR_LEN;
 		pkt->iov[0].iov_len = len;
+		pkts[n] = pkt;
 		bytes += len;
 		n++;
 	}
@@ -625,51 +589,52 @@ static unsigned int tap_rx_burst(struct port *p, struct tap_priv *t,
 	if (n) {
 		stats_add(&port_ctr(p)->rx_packets, n);
 		stats_add(&port_ctr(p)->rx_bytes, bytes);
-		switch_forward(p, q->pktv, n);
 	}
-	return n + runts + big;
+	turn->done += n + runts + big;
+	return n;
 }
 
 /**
- * tap_poll_direct() - a guest's queue is readable: read into the guest
+ * tap_read_direct() - a guest's queue is readable: read into the guest
  * @p:		port
  * @t:		its state
  * @q:		the queue (index >= 1)
- * @budget:	frames allowed this pass
- * Return: frames processed; @budget means "more may be waiting"
+ * @pkts:	out: frames that could not stay with the guest, for the
+ *		switch (one fallback, or a burst read the usual way)
+ * @max:	room in @pkts
+ * @turn:	the turn, as for rx_burst
+ * Return: frames in @pkts
  */
-static unsigned int tap_poll_direct(struct port *p, struct tap_priv *t,
-				    struct tap_queue *q, unsigned int budget)
+static unsigned int tap_read_direct(struct port *p, struct tap_priv *t,
+				    struct tap_queue *q, struct pkt **pkts,
+				    unsigned int max, struct port_turn *turn)
 {
-	struct pkt *pktv[1] = { &q->direct.pkt };
-	unsigned int done = 0;
-
-	while (done < budget) {
+	while (turn->done < turn->budget) {
 		struct port *d = switch_port(q->dst);
 		enum port_direct_stop stop = PORT_DIRECT_BOUNCE;
 		unsigned int n = 0;
-		bool dry = false;
 
 		q->direct.why = STATS_DIRECT_DOWN;
 		if (d && d->ops == &port_vhost_ops)
 			stop = port_vhost_rx_direct(d, &q->direct,
-						    budget - done, &n);
-		done += n;
+						    turn->budget - turn->done,
+						    &n);
+		turn->done += n;
 		switch (stop) {
 		case PORT_DIRECT_BUDGET:
 			break;
 		case PORT_DIRECT_DRY:
-			return done;
+			turn->dry = true;
+			return 0;
 		case PORT_DIRECT_FORWARD:
 			stats_add(&port_ctr(p)->rx_packets, 1);
 			stats_add(&port_ctr(p)->rx_bytes, q->direct.pkt.len);
-			switch_forward(p, pktv, 1);
-			break;
+			pkts[0] = &q->direct.pkt;
+			return 1;
 		case PORT_DIRECT_BOUNCE:
 			/* Today's path, for as many frames as fit. */
-			n = tap_rx_burst(p, t, q, MIN(budget - done, q->nbufs),
-					 &dry);
-			done += n;
+			n = tap_read_burst(p, t, q, pkts,
+					   MIN(max, q->nbufs), turn);
 			if (n) {
 				stats_add(&port_ctr(p)->direct_fallbacks[q->direct.why],
 					  n);
@@ -677,49 +642,63 @@ static unsigned int tap_poll_direct(struct port *p, struct tap_priv *t,
 					stats_add(&port_ctr(d)->direct_fallbacks[q->direct.why],
 						  n);
 			}
-			if (dry)
-				return done;
-			break;
+			return n;
 		}
 	}
-	return done;
+	return 0;
 }
 
 /**
- * tap_poll() - a tun queue is readable: forward up to @budget frames
+ * tap_rx_begin() - a turn at a tun queue begins
  * @p:		port
- * @cookie:	queue index
- * @budget:	frames allowed this pass
- * Return: frames processed; @budget means "more may be waiting"
- *
- * Context: the worker the queue's fd is registered with; the buffers are
- * reused as soon as switch_forward() returns (every xmit copies).
+ * @qi:		queue index
+ * @turn:	the turn
+ * Return: true if the queue exists
  */
-static unsigned int tap_poll(struct port *p, uint32_t cookie,
-			     unsigned int budget)
+static bool tap_rx_begin(struct port *p, uint32_t qi, struct port_turn *turn)
 {
 	struct tap_priv *t = p->priv;
-	struct tap_queue *q;
-	unsigned int done = 0;
-	bool dry = false;
 
-	if (!tap_enter(t))
-		return 0;
-	if (cookie >= __atomic_load_n(&t->nq, __ATOMIC_ACQUIRE)) {
-		tap_leave(t);
-		return 0;
-	}
-	q = t->q[cookie];
-	if (cookie) {
-		done = tap_poll_direct(p, t, q, budget);
-	} else {
-		while (done < budget && !dry)
-			done += tap_rx_burst(p, t, q,
-					     MIN(budget - done, q->nbufs),
-					     &dry);
-	}
-	tap_leave(t);
-	return done;	/* < @budget unless the fd may have more */
+	(void)turn;
+	return qi < __atomic_load_n(&t->nq, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * tap_rx_burst() - read one burst from a tun queue (port.h)
+ * @p:		port
+ * @qi:		queue index, begun
+ * @pkts:	out: frames for the switch, in the queue's buffers
+ * @max:	room in @pkts
+ * @turn:	the turn
+ *
+ * Context: the worker that owns the queue; the buffers are reused by the
+ * next burst (every xmit copies).
+ *
+ * Return: frames in @pkts
+ */
+static unsigned int tap_rx_burst(struct port *p, uint32_t qi,
+				 struct pkt **pkts, unsigned int max,
+				 struct port_turn *turn)
+{
+	struct tap_priv *t = p->priv;
+	struct tap_queue *q = t->q[qi];
+
+	if (qi)
+		return tap_read_direct(p, t, q, pkts, max, turn);
+	return tap_read_burst(p, t, q, pkts, MIN(max, q->nbufs), turn);
+}
+
+/**
+ * tap_rx_end() - a turn at a tun queue ends: nothing to publish
+ * @p:		port
+ * @qi:		queue index
+ * @turn:	the turn
+ */
+static void tap_rx_end(struct port *p, uint32_t qi, struct port_turn *turn)
+{
+	(void)p;
+	(void)qi;
+	(void)turn;
 }
 
 /**
@@ -740,10 +719,6 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 	struct iovec iov[1 + PKT_IOV_MAX];
 	uint64_t bytes = 0;
 
-	if (!tap_enter(t)) {
-		stats_add(&port_ctr(p)->drops[STATS_DROP_PORT_DOWN], n);
-		return 0;
-	}
 	for (i = 0; i < n; i++) {
 		const struct pkt *pkt = pkts[i];
 		struct virtio_net_hdr_v1 hdr = pkt->vnet;
@@ -794,8 +769,6 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 			break;
 		}
 	}
-	tap_leave(t);
-
 	if (sent) {
 		stats_add(&port_ctr(p)->tx_packets, sent);
 		stats_add(&port_ctr(p)->tx_bytes, bytes);
@@ -812,6 +785,8 @@ const struct port_ops port_tap_ops = {
 	.open		= tap_open,
 	.close		= tap_close,
 	.xmit		= tap_xmit,
-	.poll		= tap_poll,
+	.rx_begin	= tap_rx_begin,
+	.rx_burst	= tap_rx_burst,
+	.rx_end		= tap_rx_end,
 	.timer		= tap_timer,
 };

@@ -10,12 +10,13 @@
  * runs the protocol (vu_dev_handle) on the connection.
  *
  * Datapath, queue pair 0:
- *   TX (queue 1, guest -> switch): its kick eventfd is polled by a worker.
- *   A poll pops a burst of chains, turns each into a struct pkt that
- *   points into guest memory (after the virtio-net header), hands the
- *   burst to switch_forward() -- which copies each frame straight into
- *   its destinations -- and then returns every chain to the used ring
- *   with one index publish and at most one interrupt.
+ *   TX (queue 1, guest -> switch): a source queue owned by a worker,
+ *   woken by its kick eventfd.  A turn (port.h) pops a burst of chains
+ *   and turns each into a struct pkt that points into guest memory
+ *   (after the virtio-net header); the worker hands the burst to
+ *   switch_forward() -- which copies each frame straight into its
+ *   destinations -- and then the chains go back to the used ring, with
+ *   one index publish and at most one interrupt per turn.
  *   RX (queue 0, switch -> guest): xmit, called by whichever worker
  *   forwards to us, pops as many RX buffers as the frame needs (several
  *   with MRG_RXBUF), copies header and frame in, and publishes once per
@@ -44,7 +45,6 @@
 #include "../log.h"
 #include "../usock.h"
 #include "../util.h"
-#include "../worker.h"
 
 static void port_vhost_on_conn(void *opaque, int fd, uint32_t events);
 
@@ -65,15 +65,16 @@ static void port_vhost_queue_start(struct vu_dev *dev, unsigned int qi)
 	if (qi & 1) {
 		/* Edge-triggered and never read; the first poll comes at
 		 * once and picks up buffers queued before we listened
-		 * (guest restart, reconnect), see worker_kick_add().
+		 * (guest restart, reconnect), see PORT_SRC_KICK.
 		 */
-		rc = worker_kick_add(pv->worker, q->kick_fd, p->idx, qi);
+		rc = port_src_add(p, qi, q->kick_fd, PORT_SRC_KICK);
 		if (rc < 0) {
 			src_err(&p->log, "%s: cannot poll TX queue %u: %s",
 				p->name, qi, strerror(-rc));
 			return;
 		}
-		src_debug(&p->log, "%s: TX queue %u started", p->name, qi);
+		src_debug(&p->log, "%s: TX queue %u started (worker %d)",
+			  p->name, qi, rc);
 		return;
 	}
 
@@ -81,7 +82,7 @@ static void port_vhost_queue_start(struct vu_dev *dev, unsigned int qi)
 	if (q->started)
 		virtq_disable_notify(&q->vq);
 	vlock_unlock(&q->lock);
-	__atomic_store_n(&p->up, true, __ATOMIC_RELEASE);
+	port_set_up(p, true);
 	src_info(&p->log, "%s: RX queue %u started, port up", p->name, qi);
 }
 
@@ -96,12 +97,11 @@ static void port_vhost_queue_stop(struct vu_dev *dev, unsigned int qi)
 	struct port *p = pv->port;
 
 	if (qi & 1) {
-		worker_fd_del(pv->worker, dev->q[qi].kick_fd);
+		port_src_del(p, qi);
 		src_debug(&p->log, "%s: TX queue %u stopped", p->name, qi);
 		return;
 	}
-	__atomic_store_n(&p->up, false, __ATOMIC_RELEASE);
-	fdb_flush_port(switch_fdb(), (uint16_t)p->idx);
+	port_set_up(p, false);
 	src_info(&p->log, "%s: RX queue %u stopped, port down", p->name, qi);
 }
 
@@ -349,7 +349,6 @@ static int port_vhost_open(struct port *p, const struct conf_port *spec)
 	pv->port = p;
 	pv->listen_fd = -1;
 	pv->client = spec->client;
-	pv->worker = worker_pick();
 	snprintf(pv->path, sizeof(pv->path), "%s", spec->path);
 	vu_dev_init(&pv->dev, p->name,
 		    spec->offload ? PORT_VHOST_FEATURES :
@@ -423,7 +422,10 @@ const struct port_ops port_vhost_ops = {
 	.open = port_vhost_open,
 	.close = port_vhost_close,
 	.xmit = port_vhost_xmit,
-	.poll = port_vhost_poll,
+	.rx_begin = port_vhost_rx_begin,
+	.rx_burst = port_vhost_rx_burst,
+	.rx_done = port_vhost_rx_done,
+	.rx_end = port_vhost_rx_end,
 	.arm = port_vhost_arm,
 	.stage = port_vhost_stage,
 	.timer = port_vhost_timer,

@@ -16,7 +16,6 @@
 
 #include "port.h"
 #include "../net/gso.h"
-#include "../switch.h"
 #include "../vhost/vu_dev.h"
 
 #define PORT_VHOST_RX_BUFS	64	/* RX buffers one frame may span */
@@ -68,6 +67,19 @@
 	 PORT_VHOST_HOST_OFFLOADS | PORT_VHOST_GUEST_OFFLOADS)
 
 /**
+ * struct port_vhost_work - what a turn at a TX queue may still spend
+ * @descs:	descriptors to read (virtq_elem.ndesc of each pop)
+ * @bytes:	frame bytes to forward
+ *
+ * A chain is charged after its pop, so a turn overshoots by at most one
+ * chain (VIRTQ_CHAIN_MAX + 1 descriptors, one frame's bytes).
+ */
+struct port_vhost_work {
+	int64_t descs;
+	int64_t bytes;
+};
+
+/**
  * struct port_vhost - private state of a vhost-user port
  * @dev:	the vhost-user device
  * @port:	back pointer to the switch port
@@ -76,11 +88,13 @@
  * @listen_fd:	listening socket (server mode), -1 otherwise
  * @sock:	server mode: the socket's mode, owner, group and the peer
  *		allow-list checked at accept (conf_port @sock)
- * @worker:	worker polling this port's TX queue
- * @tx_elems:	TX burst scratch (worker, under the TX queue lock)
+ * @tx_elems:	TX burst scratch (the worker in a turn, under the TX
+ *		queue lock, as every @tx_* member)
  * @tx_pkts:	frames built from @tx_elems
- * @tx_pkt_ptrs: pointers to @tx_pkts, as switch_forward() takes them
  * @tx_heads:	heads to return to the used ring after forwarding
+ * @tx_npush:	chains of the last burst, in @tx_heads
+ * @tx_total:	chains the turn returned so far
+ * @tx_work:	what the turn may still spend
  * @rx_elems:	RX chains popped and not yet pushed: a FIFO ring, oldest
  *		at @rx_first (under the RX queue lock)
  * @rx_first:	slot in @rx_elems of the oldest held chain
@@ -96,11 +110,12 @@ struct port_vhost {
 	bool client;
 	int listen_fd;
 	struct conf_sock sock;
-	unsigned int worker;
-	struct virtq_elem tx_elems[SWITCH_BURST];
-	struct pkt tx_pkts[SWITCH_BURST];
-	struct pkt *tx_pkt_ptrs[SWITCH_BURST];
-	uint16_t tx_heads[SWITCH_BURST];
+	struct virtq_elem tx_elems[PORT_BURST];
+	struct pkt tx_pkts[PORT_BURST];
+	uint16_t tx_heads[PORT_BURST];
+	unsigned int tx_npush;
+	unsigned int tx_total;
+	struct port_vhost_work tx_work;
 	struct virtq_elem rx_elems[PORT_VHOST_RX_BUFS];
 	unsigned int rx_first;
 	unsigned int rx_held;
@@ -158,8 +173,12 @@ enum port_direct_stop {
 	PORT_DIRECT_BOUNCE,
 };
 
-unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
-			     unsigned int budget);
+bool port_vhost_rx_begin(struct port *p, uint32_t qi, struct port_turn *turn);
+unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
+				 struct pkt **pkts, unsigned int max,
+				 struct port_turn *turn);
+void port_vhost_rx_done(struct port *p, uint32_t qi, struct port_turn *turn);
+void port_vhost_rx_end(struct port *p, uint32_t qi, struct port_turn *turn);
 bool port_vhost_arm(struct port *p, uint32_t cookie);
 void port_vhost_stage(struct port *p, uint32_t cookie);
 int port_vhost_publish(struct vu_queue *q);

@@ -44,6 +44,7 @@
 #include "../fdb.h"
 #include "../log.h"
 #include "../net/iov.h"
+#include "../switch.h"
 #include "../util.h"
 
 /**

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* port_vhost_dp.c - the vhost-user port's datapath
  *
- * Guest TX -> switch (port_vhost_poll/arm, run by the worker that owns
- * the TX queue) and switch -> guest RX (port_vhost_xmit, run by whichever
+ * Guest TX -> switch (a turn, port.h: port_vhost_rx_begin, _burst, _done
+ * and _end, then port_vhost_arm, run by the worker that owns the TX
+ * queue) and switch -> guest RX (port_vhost_xmit, run by whichever
  * worker forwards to this guest), with the offload decisions of
  * doc/offloads.md.  Every ring access happens under the queue's lock while
  * the vhost layer says the queue is started; see port_vhost.c for the
@@ -147,36 +148,70 @@ static void port_vhost_tx_touch(const struct virtq_elem *e)
 }
 
 /**
- * struct port_vhost_work - what a TX poll may still spend
- * @descs:	descriptors to read (virtq_elem.ndesc of each pop)
- * @bytes:	frame bytes to forward
+ * port_vhost_rx_begin() - worker: a turn at a TX queue begins
+ * @p:		port
+ * @qi:		queue index (odd: a TX queue)
+ * @turn:	the turn; its budget also sets the work allowed:
+ *		PORT_VHOST_POLL_DESCS descriptors and PORT_VHOST_POLL_BYTES
+ *		bytes per frame of it, whichever runs out first
  *
- * A chain is charged after its pop, so a poll overshoots by at most one
- * chain (VIRTQ_CHAIN_MAX + 1 descriptors, one frame's bytes).
+ * Takes the queue's lock for the whole turn and turns kicks off: they
+ * stay off after the turn, and the worker keeps giving this queue turns
+ * until port_vhost_arm().  A guest whose chains are long or whose frames
+ * are big thus gets fewer of them per turn, and a turn costs the worker
+ * about the same whatever the guest put in its ring.
+ *
+ * Return: true with the lock held, false if the queue is not running
  */
-struct port_vhost_work {
-	int64_t descs;
-	int64_t bytes;
-};
+bool port_vhost_rx_begin(struct port *p, uint32_t qi, struct port_turn *turn)
+{
+	struct port_vhost *pv = p->priv;
+	struct vu_queue *q;
+
+	if (qi >= VU_MAX_QUEUES || !(qi & 1))
+		return false;
+	q = &pv->dev.q[qi];
+
+	vlock_lock(&q->lock);
+	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
+		vlock_unlock(&q->lock);
+		return false;
+	}
+	/* Coming from the armed state, a kick woke us.  The kick fd itself
+	 * is never read: the worker watches it edge-triggered (efd.c).
+	 */
+	if (!q->vq.notify_disabled) {
+		stats_add(&port_ctr(p)->kicks, 1);
+		virtq_disable_notify(&q->vq);
+	}
+	pv->tx_work.descs = (int64_t)turn->budget * PORT_VHOST_POLL_DESCS;
+	pv->tx_work.bytes = (int64_t)turn->budget * PORT_VHOST_POLL_BYTES;
+	pv->tx_npush = 0;
+	pv->tx_total = 0;
+	return true;
+}
 
 /**
- * port_vhost_tx_burst() - forward one burst from the TX queue
- * @pv:		port
- * @q:		the TX queue, locked and started
- * @max:	most chains to pop (<= SWITCH_BURST)
- * @work:	the poll's remaining work budget, charged per chain; the
- *		burst ends early once it is spent
+ * port_vhost_rx_burst() - worker: describe one burst of the TX queue
+ * @p:		port
+ * @qi:		queue index, begun
+ * @pkts:	the frames, pointing into the guest's memory
+ * @max:	most chains to pop (<= PORT_BURST)
+ * @turn:	chains taken are added to @turn->done; the turn ends (done
+ *		set to the budget) once its descriptors or bytes are spent
  *
- * Return: chains consumed, or -EIO if the ring turned out broken
+ * Return: frames in @pkts
  */
-static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
-			       unsigned int max, struct port_vhost_work *work)
+unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
+				 struct pkt **pkts, unsigned int max,
+				 struct port_turn *turn)
 {
-	struct virtq *vq = &q->vq;
-	struct port *p = pv->port;
+	struct port_vhost *pv = p->priv;
+	struct virtq *vq = &pv->dev.q[qi].vq;
+	struct port_vhost_work *work = &pv->tx_work;
 	unsigned int hdr_len = vu_dev_hdr_len(&pv->dev);
 	unsigned int i, npush = 0, npkt = 0;
-	bool drop[SWITCH_BURST];
+	bool drop[PORT_BURST];
 	uint64_t bytes = 0;
 
 	/* Two passes: pop the whole burst first, asking for each chain's
@@ -184,25 +219,18 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 	 * misses on lines the guest just wrote overlap instead of queuing
 	 * one behind the other (see virtq_prefetch()).
 	 */
-	max = virtq_prefetch(vq, max);
+	max = virtq_prefetch(vq, MIN(max, (unsigned int)PORT_BURST));
 	virtq_prefetch_used(vq, max);
-	if (!max && unlikely(vq->broken)) {
-		/* virtq_avail_count() found avail->idx out of range. */
-		stats_add(&port_ctr(p)->violations, 1);
-		vu_dev_mark_broken(&pv->dev);
-		return -EIO;
-	}
+	if (!max && unlikely(vq->broken))
+		goto broken;	/* avail->idx out of range */
 	for (i = 0; i < max && work->descs > 0 && work->bytes > 0; i++) {
 		struct virtq_elem *e = &pv->tx_elems[npush];
 		enum virtq_pop_result r = virtq_pop(vq, e);
 
 		if (r == VIRTQ_POP_EMPTY)
 			break;
-		if (r == VIRTQ_POP_BROKEN) {
-			stats_add(&port_ctr(p)->violations, 1);
-			vu_dev_mark_broken(&pv->dev);
-			return -EIO;
-		}
+		if (r == VIRTQ_POP_BROKEN)
+			goto broken;
 		/* Long chains and big frames cost more than a turn's
 		 * share of frames: the guest gets fewer of them.
 		 */
@@ -221,86 +249,77 @@ static int port_vhost_tx_burst(struct port_vhost *pv, struct vu_queue *q,
 		if (port_vhost_tx_parse(pv, &pv->tx_elems[i], hdr_len,
 					&pv->tx_pkts[npkt])) {
 			bytes += pv->tx_pkts[npkt].len;
-			pv->tx_pkt_ptrs[npkt] = &pv->tx_pkts[npkt];
+			pkts[npkt] = &pv->tx_pkts[npkt];
 			npkt++;
 		}
 	}
-
 	if (npkt) {
 		stats_add(&port_ctr(p)->rx_packets, npkt);
 		stats_add(&port_ctr(p)->rx_bytes, bytes);
-		switch_forward(p, pv->tx_pkt_ptrs, npkt);
 	}
-	/* Every destination has copied: the buffers go back to the guest,
-	 * published by port_vhost_poll() once for all its bursts.
-	 */
-	for (i = 0; i < npush; i++)
-		virtq_push(vq, pv->tx_heads[i], 0);
-	return (int)npush;
+	pv->tx_npush = npush;
+	turn->done += npush;
+	if (!npush)
+		turn->dry = true;
+	else if (work->descs <= 0 || work->bytes <= 0)
+		turn->done = MAX(turn->done, turn->budget);
+	return npkt;
+
+broken:
+	/* Nothing of this burst goes back: the device is done. */
+	stats_add(&port_ctr(p)->violations, 1);
+	vu_dev_mark_broken(&pv->dev);
+	pv->tx_npush = 0;
+	turn->dry = true;
+	return 0;
 }
 
 /**
- * port_vhost_poll() - worker: process the TX queue
+ * port_vhost_rx_done() - worker: the burst is forwarded, chains go back
  * @p:		port
- * @cookie:	queue index (odd: a TX queue)
- * @budget:	most chains to process; also sets the work allowed:
- *		PORT_VHOST_POLL_DESCS descriptors and PORT_VHOST_POLL_BYTES
- *		bytes per chain of @budget, whichever runs out first
+ * @qi:		queue index, begun
+ * @turn:	the turn
  *
- * Kicks stay suppressed on return: the worker polls this queue again
- * until it calls port_vhost_arm().  A guest whose chains are long or
- * whose frames are big thus gets fewer of them per turn, and a turn
- * costs the worker about the same whatever the guest put in its ring.
- *
- * Return: chains processed (not 0 while there may be more)
+ * Every destination has copied: the chains return to the used ring,
+ * published by port_vhost_rx_end() once for the whole turn.
  */
-unsigned int port_vhost_poll(struct port *p, uint32_t cookie,
-			     unsigned int budget)
+void port_vhost_rx_done(struct port *p, uint32_t qi, struct port_turn *turn)
 {
 	struct port_vhost *pv = p->priv;
-	struct port_vhost_work work = {
-		.descs = (int64_t)budget * PORT_VHOST_POLL_DESCS,
-		.bytes = (int64_t)budget * PORT_VHOST_POLL_BYTES,
-	};
-	struct vu_queue *q;
-	unsigned int total = 0;
+	struct virtq *vq = &pv->dev.q[qi].vq;
+	unsigned int i;
+
+	(void)turn;
+	for (i = 0; i < pv->tx_npush; i++)
+		virtq_push(vq, pv->tx_heads[i], 0);
+	pv->tx_total += pv->tx_npush;
+	pv->tx_npush = 0;
+}
+
+/**
+ * port_vhost_rx_end() - worker: the turn ends
+ * @p:		port
+ * @qi:		queue index, begun
+ * @turn:	the turn
+ *
+ * One used-index store and one look at used_event for the whole turn:
+ * the look needs a full barrier, which waits for the used entries (lines
+ * the guest's CPU reads) to leave the store buffer.  Then the lock goes,
+ * and only then the interrupt (efd.c).
+ */
+void port_vhost_rx_end(struct port *p, uint32_t qi, struct port_turn *turn)
+{
+	struct port_vhost *pv = p->priv;
+	struct vu_queue *q = &pv->dev.q[qi];
 	int call = -1;
 
-	if (cookie >= VU_MAX_QUEUES || !(cookie & 1))
-		return 0;
-	q = &pv->dev.q[cookie];
-
-	vlock_lock(&q->lock);
-	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
-		goto out;
-
-	/* Coming from the armed state, a kick woke us.  The kick fd itself
-	 * is never read: the worker watches it edge-triggered (efd.c).
-	 */
-	if (!q->vq.notify_disabled) {
-		stats_add(&port_ctr(p)->kicks, 1);
-		virtq_disable_notify(&q->vq);
-	}
-	while (total < budget && work.descs > 0 && work.bytes > 0) {
-		int n = port_vhost_tx_burst(pv, q, MIN(SWITCH_BURST,
-						       budget - total), &work);
-
-		if (n <= 0)
-			break;
-		total += (unsigned int)n;
-	}
-	/* One used-index store and one look at used_event for the whole
-	 * poll: the look needs a full barrier, which waits for the used
-	 * entries (lines the guest's CPU reads) to leave the store buffer.
-	 */
-	if (total && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
+	(void)turn;
+	if (pv->tx_total && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		call = port_vhost_publish(q);
-	if (total)
+	if (pv->tx_total)
 		stats_add(&port_ctr(p)->polls, 1);
-out:
 	vlock_unlock(&q->lock);
 	port_vhost_call(p, q, call);
-	return total;
 }
 
 /**
