@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* stats.c - names of the per-port counters
+/* stats.c - names and descriptions of the per-port counters
  *
  * The names are an interface: ctl prints them as JSON keys and as the
  * Prometheus "reason" label, and scripts match on them.  Add reasons at
  * the end; never rename one.
+ *
+ * Owns the tables of the counters every port has (stats_common) and of
+ * those two port types share (stats_direct); a port type describes its
+ * own counters in its file (port_ops.counters).  ctl prints whatever the
+ * tables describe, so a counter is named once, here or there.
  */
 #include "stats.h"
+#include "util.h"
 
 __thread unsigned int stats_slot;	/* 0 (control) unless a worker */
 
@@ -49,3 +55,49 @@ const char *const stats_learn_names[STATS_LEARN_COUNT] = {
 
 _Static_assert(STATS_LEARN_FULL + 1 == STATS_LEARN_COUNT,
 	       "a new learn refusal reason needs a name");
+
+static const struct stats_desc stats_common_desc[] = {
+	{ .key = "rx_packets", .metric = "rx_packets_total",
+	  .help = "Frames received from the port's peer.",
+	  STATS_AT(rx_packets) },
+	{ .key = "rx_bytes", .metric = "rx_bytes_total",
+	  .help = "Bytes of frames received from the port's peer.",
+	  STATS_AT(rx_bytes) },
+	{ .key = "tx_packets", .metric = "tx_packets_total",
+	  .help = "Frames delivered to the port's peer.",
+	  STATS_AT(tx_packets) },
+	{ .key = "tx_bytes", .metric = "tx_bytes_total",
+	  .help = "Bytes of frames delivered to the port's peer.",
+	  STATS_AT(tx_bytes) },
+	{ .key = "drops", .metric = "drops_total",
+	  .help = "Frames dropped at the port, by reason.",
+	  STATS_AT(drops), .label = "reason", .names = stats_drop_names },
+	{ .key = "violations", .metric = "violations_total",
+	  .help = "Protocol or ring violations by the peer.",
+	  STATS_AT(violations) },
+	{ .key = "learn_refused", .metric = "learn_refused_total",
+	  .help = "Source MACs from the port not learned, by reason.",
+	  STATS_AT(learn_refused), .label = "reason",
+	  .names = stats_learn_names },
+};
+
+const struct stats_table stats_common = {
+	stats_common_desc, ARRAY_SIZE(stats_common_desc)
+};
+
+static const struct stats_desc stats_direct_desc[] = {
+	{ .key = "packets", .group = "direct",
+	  .metric = "direct_packets_total",
+	  .help = "Frames read from a TAP straight into a guest's buffers.",
+	  STATS_AT(direct_packets) },
+	{ .key = "fallback", .group = "direct",
+	  .metric = "direct_fallbacks_total",
+	  .help = "Frames of a steered TAP queue that took the bounce "
+		  "buffer, by reason.",
+	  STATS_AT(direct_fallbacks), .label = "reason",
+	  .names = stats_direct_names },
+};
+
+const struct stats_table stats_direct = {
+	stats_direct_desc, ARRAY_SIZE(stats_direct_desc)
+};

@@ -127,6 +127,14 @@ extern const char *const stats_learn_names[STATS_LEARN_COUNT];
  *		the worker's budget, fewer for long chains or big frames
  * @connects:	vhost-user: front end connections accepted or made (what
  *		the rate-limited log may no longer show line by line)
+ * @spare:	the rest of the last cache line, so that the struct has no
+ *		padding the compiler adds unseen: a new counter takes a word
+ *		from here (or adds a line) and goes into a table (stats_desc)
+ *
+ * Which counters a port shows is said by tables, not here: stats_common
+ * for every port, the port type's own (port_ops.counters) for the rest.
+ * The layout stays one flat struct for every type, so the datapath adds
+ * into a field it names, with no lookup.
  */
 struct port_stats {
 	uint64_t rx_packets;
@@ -145,7 +153,78 @@ struct port_stats {
 	uint64_t peer_refused;
 	uint64_t polls;
 	uint64_t connects;
+	uint64_t spare[1];
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
+
+/* @spare ends the struct: every other word is a counter, described. */
+_Static_assert(offsetof(struct port_stats, spare) +
+	       sizeof(((struct port_stats *)0)->spare) ==
+	       sizeof(struct port_stats),
+	       "struct port_stats: resize spare[] to the end of its line");
+
+/**
+ * enum stats_kind - what a value does over time (Prometheus # TYPE)
+ * @STATS_COUNTER:	only grows; its metric name ends in _total
+ * @STATS_GAUGE:	goes up and down
+ */
+enum stats_kind {
+	STATS_COUNTER,
+	STATS_GAUGE,
+};
+
+/**
+ * struct stats_desc - one counter of struct port_stats, or one array of
+ *		       them indexed by a reason, described once for every
+ *		       output (ctl's JSON and Prometheus text)
+ * @key:	JSON key in "ports"/"stats"
+ * @group:	JSON object the key sits in ("direct" for "direct.packets"),
+ *		or NULL for the port's own object.  Descriptors of one group
+ *		are consecutive in one table
+ * @metric:	Prometheus metric name without the "vhostd_port_" prefix
+ * @help:	its # HELP text: one line, no backslash
+ * @kind:	counter or gauge
+ * @off:	offset of the (first) counter in struct port_stats
+ * @n:		counters: 1, or the array's length
+ * @label:	Prometheus label carrying the array index ("reason"), NULL
+ *		for a single counter
+ * @names:	for an array, @n names: JSON keys of the array's object and
+ *		values of @label; NULL for a single counter
+ *
+ * The names are an interface: scripts match on them.  Never rename one.
+ */
+struct stats_desc {
+	const char *key;
+	const char *group;
+	const char *metric;
+	const char *help;
+	enum stats_kind kind;
+	size_t off;
+	unsigned int n;
+	const char *label;
+	const char *const *names;
+};
+
+/* STATS_AT() - .off and .n of counter (or array) @field of port_stats */
+#define STATS_AT(field)							\
+	.off = offsetof(struct port_stats, field),			\
+	.n = sizeof(((struct port_stats *)0)->field) / sizeof(uint64_t)
+
+/**
+ * struct stats_table - counters described together, shown together
+ * @desc:	descriptors, in output order
+ * @n:		how many
+ */
+struct stats_table {
+	const struct stats_desc *desc;
+	unsigned int n;
+};
+
+/* Every port's counters (traffic, drops, violations, learning). */
+extern const struct stats_table stats_common;
+/* Direct reads from a TAP into a guest, counted on both ends: the tables
+ * of both port types list it.
+ */
+extern const struct stats_table stats_direct;
 
 /**
  * stats_add() - count into the calling thread's own slot

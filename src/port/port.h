@@ -97,6 +97,9 @@ struct port_turn {
  *		not wait for it.  Must not block; may do nothing.  NULL if
  *		there is nothing to prepare (TAP).
  * @timer:	control thread, once a second: housekeeping (may be NULL)
+ * @counters:	the type's counters beyond stats_common: NULL-terminated
+ *		list of tables (stats.h), or NULL.  ctl shows a port these
+ *		and the common ones, nothing else
  */
 struct port_ops {
 	const char *type;
@@ -113,6 +116,7 @@ struct port_ops {
 	bool (*arm)(struct port *p, uint32_t q);
 	void (*stage)(struct port *p, uint32_t q);
 	void (*timer)(struct port *p);
+	const struct stats_table *const *counters;
 };
 
 /**

@@ -416,6 +416,34 @@ static void port_vhost_timer(struct port *p)
 		port_vhost_connect(pv);
 }
 
+/* What a vhost-user port counts beyond stats_common (see stats.h). */
+static const struct stats_desc port_vhost_desc[] = {
+	{ .key = "irqs", .metric = "irqs_total",
+	  .help = "Interrupts sent to the guest.", STATS_AT(irqs) },
+	{ .key = "kicks", .metric = "kicks_total",
+	  .help = "Guest kicks that woke the port's poller.", STATS_AT(kicks) },
+	{ .key = "rx_staged", .metric = "rx_staged_total",
+	  .help = "RX buffers taken ahead of a frame while idle.",
+	  STATS_AT(rx_staged) },
+	{ .key = "peer_refused", .metric = "peer_refused_total",
+	  .help = "Connections refused: peer uid/gid not on the socket's "
+		  "allow-list.", STATS_AT(peer_refused) },
+	{ .key = "polls", .metric = "polls_total",
+	  .help = "Worker turns that took frames from the port.",
+	  STATS_AT(polls) },
+	{ .key = "connects", .metric = "connects_total",
+	  .help = "vhost-user front end connections.", STATS_AT(connects) },
+};
+
+static const struct stats_table port_vhost_stats = {
+	port_vhost_desc, ARRAY_SIZE(port_vhost_desc)
+};
+
+/* Direct reads land in a guest's buffers: counted on it as on the TAP. */
+static const struct stats_table *const port_vhost_counters[] = {
+	&stats_direct, &port_vhost_stats, NULL
+};
+
 const struct port_ops port_vhost_ops = {
 	.type = "vhost-user",
 	.priv_size = sizeof(struct port_vhost),
@@ -429,4 +457,5 @@ const struct port_ops port_vhost_ops = {
 	.arm = port_vhost_arm,
 	.stage = port_vhost_stage,
 	.timer = port_vhost_timer,
+	.counters = port_vhost_counters,
 };
