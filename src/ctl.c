@@ -7,6 +7,10 @@
  * would buy nothing.  What keeps a slow or hostile client from stalling
  * vhost-user handling is time: the command line must arrive, and the reply
  * must drain, within fixed deadlines, after which the client is dropped.
+ *
+ * No counter is named here: "ports"/"stats" and "metrics" print what the
+ * counter tables describe (stats.h), stats_common for every port, then
+ * the tables of its type (port_ops.counters).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -150,13 +154,102 @@ static void ctl_prom_label(struct ctl_buf *b, const char *s)
 }
 
 /**
- * ctl_cmd_ports() - "ports" / "stats": every port and its counters
+ * ctl_port_table() - the @k-th counter table a port shows
+ * @p:		port
+ * @k:		0: stats_common, then the type's tables in their order
+ * Return: the table, or NULL past the last
+ */
+static const struct stats_table *ctl_port_table(const struct port *p,
+						unsigned int k)
+{
+	if (!k)
+		return &stats_common;
+	if (!p->ops->counters)
+		return NULL;
+	return p->ops->counters[k - 1];
+}
+
+/**
+ * ctl_port_has() - whether @p shows the counters of table @t
+ * @p:		port
+ * @t:		table
+ * Return: true if @t is among ctl_port_table()'s
+ */
+static bool ctl_port_has(const struct port *p, const struct stats_table *t)
+{
+	const struct stats_table *u;
+	unsigned int k;
+
+	for (k = 0; (u = ctl_port_table(p, k)); k++)
+		if (u == t)
+			return true;
+	return false;
+}
+
+/**
+ * ctl_json_table() - append the counters of table @t of port @p, each as
+ *		      ',"key":value' or ',"key":{"name":value,...}'
+ * @b:		reply
+ * @p:		port
+ * @t:		table
+ *
+ * Descriptors with a group go into one object of that name, opened at
+ * the first of them and closed after the last.
+ */
+static void ctl_json_table(struct ctl_buf *b, const struct port *p,
+			   const struct stats_table *t)
+{
+	const char *group = NULL;
+	bool first = false;
+	unsigned int i, d;
+
+	for (i = 0; i < t->n; i++) {
+		const struct stats_desc *sd = &t->desc[i];
+
+		if (group && (!sd->group || strcmp(group, sd->group))) {
+			ctl_printf(b, "}");
+			group = NULL;
+		}
+		if (sd->group && !group) {
+			ctl_printf(b, ",");
+			ctl_json_str(b, sd->group);
+			ctl_printf(b, ":{");
+			group = sd->group;
+			first = true;
+		}
+		ctl_printf(b, "%s", group && first ? "" : ",");
+		first = false;
+		ctl_json_str(b, sd->key);
+		ctl_printf(b, ":");
+		if (!sd->names) {
+			ctl_printf(b, "%llu", (unsigned long long)
+				   stats_sum(p->stats, sd->off));
+			continue;
+		}
+		ctl_printf(b, "{");
+		for (d = 0; d < sd->n; d++) {
+			ctl_printf(b, "%s", d ? "," : "");
+			ctl_json_str(b, sd->names[d]);
+			ctl_printf(b, ":%llu", (unsigned long long)
+				   stats_sum(p->stats, sd->off +
+					     d * sizeof(uint64_t)));
+		}
+		ctl_printf(b, "}");
+	}
+	if (group)
+		ctl_printf(b, "}");
+}
+
+/**
+ * ctl_cmd_ports() - "ports" / "stats": every port, its state and the
+ *		     counters of its tables (ctl_port_table())
  * @b:		reply
  * Return: 0
  */
 static int ctl_cmd_ports(struct ctl_buf *b)
 {
-	unsigned int i, d, n = switch_port_count();
+	unsigned int i, k, n = switch_port_count();
+	const struct stats_table *t;
 	bool first = true;
 
 	ctl_printf(b, "{\"ports\":[");
@@ -170,46 +263,13 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 		ctl_json_str(b, p->name);
 		ctl_printf(b, ",\"type\":");
 		ctl_json_str(b, p->ops->type);
-		ctl_printf(b, ",\"up\":%s,\"rx_packets\":%llu,"
-			   "\"rx_bytes\":%llu,\"tx_packets\":%llu,"
-			   "\"tx_bytes\":%llu,\"drops\":{",
+		ctl_printf(b, ",\"up\":%s,\"macs\":%u",
 			   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ?
 			   "true" : "false",
-			   (unsigned long long)port_stat(p, rx_packets),
-			   (unsigned long long)port_stat(p, rx_bytes),
-			   (unsigned long long)port_stat(p, tx_packets),
-			   (unsigned long long)port_stat(p, tx_bytes));
-		for (d = 0; d < STATS_DROP_COUNT; d++)
-			ctl_printf(b, "%s\"%s\":%llu", d ? "," : "",
-				   stats_drop_names[d],
-				   (unsigned long long)port_stat(p, drops[d]));
-		ctl_printf(b, "},\"violations\":%llu,\"direct\":"
-			   "{\"packets\":%llu,\"fallback\":{",
-			   (unsigned long long)port_stat(p, violations),
-			   (unsigned long long)port_stat(p, direct_packets));
-		for (d = 0; d < STATS_DIRECT_COUNT; d++)
-			ctl_printf(b, "%s\"%s\":%llu", d ? "," : "",
-				   stats_direct_names[d],
-				   (unsigned long long)
-				   port_stat(p, direct_fallbacks[d]));
-		ctl_printf(b, "}},\"irqs\":%llu,\"kicks\":%llu,"
-			   "\"rx_staged\":%llu,\"steer_syncs\":%llu,"
-			   "\"macs\":%u,\"learn_refused\":{",
-			   (unsigned long long)port_stat(p, irqs),
-			   (unsigned long long)port_stat(p, kicks),
-			   (unsigned long long)port_stat(p, rx_staged),
-			   (unsigned long long)port_stat(p, steer_syncs),
 			   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
-		for (d = 0; d < STATS_LEARN_COUNT; d++)
-			ctl_printf(b, "%s\"%s\":%llu", d ? "," : "",
-				   stats_learn_names[d],
-				   (unsigned long long)
-				   port_stat(p, learn_refused[d]));
-		ctl_printf(b, "},\"peer_refused\":%llu,\"polls\":%llu,"
-			   "\"connects\":%llu}",
-			   (unsigned long long)port_stat(p, peer_refused),
-			   (unsigned long long)port_stat(p, polls),
-			   (unsigned long long)port_stat(p, connects));
+		for (k = 0; (t = ctl_port_table(p, k)); k++)
+			ctl_json_table(b, p, t);
+		ctl_printf(b, "}");
 		first = false;
 	}
 	ctl_printf(b, "%s]}\n", first ? "" : "\n");
@@ -254,47 +314,6 @@ static int ctl_cmd_fdb(struct ctl_buf *b)
 }
 
 /**
- * struct ctl_metric - one per-port counter family for "metrics"
- * @name:	metric name, without the vhostd_port_ prefix
- * @help:	# HELP text
- * @off:	offset of the counter in struct port_stats
- */
-struct ctl_metric {
-	const char *name;
-	const char *help;
-	size_t off;
-};
-
-static const struct ctl_metric ctl_metrics[] = {
-	{ "rx_packets_total", "Frames received from the port's peer.",
-	  offsetof(struct port_stats, rx_packets) },
-	{ "rx_bytes_total", "Bytes of frames received from the port's peer.",
-	  offsetof(struct port_stats, rx_bytes) },
-	{ "tx_packets_total", "Frames delivered to the port's peer.",
-	  offsetof(struct port_stats, tx_packets) },
-	{ "tx_bytes_total", "Bytes of frames delivered to the port's peer.",
-	  offsetof(struct port_stats, tx_bytes) },
-	{ "violations_total", "Protocol or ring violations by the peer.",
-	  offsetof(struct port_stats, violations) },
-	{ "direct_packets_total", "Frames read from a TAP straight into "
-	  "a guest's buffers.", offsetof(struct port_stats, direct_packets) },
-	{ "irqs_total", "Interrupts sent to the guest.",
-	  offsetof(struct port_stats, irqs) },
-	{ "kicks_total", "Guest kicks that woke the port's poller.",
-	  offsetof(struct port_stats, kicks) },
-	{ "rx_staged_total", "RX buffers taken ahead of a frame while idle.",
-	  offsetof(struct port_stats, rx_staged) },
-	{ "steer_syncs_total", "TAP steering map syncs with the MAC table.",
-	  offsetof(struct port_stats, steer_syncs) },
-	{ "peer_refused_total", "Connections refused: peer uid/gid not on "
-	  "the socket's allow-list.", offsetof(struct port_stats, peer_refused) },
-	{ "polls_total", "Worker turns that took frames from the port.",
-	  offsetof(struct port_stats, polls) },
-	{ "connects_total", "vhost-user front end connections.",
-	  offsetof(struct port_stats, connects) },
-};
-
-/**
  * ctl_prom_port_labels() - append {port="..",type=".."} (without the
  *			    closing brace, so callers may add labels)
  * @b:		reply
@@ -309,13 +328,59 @@ static void ctl_prom_port_labels(struct ctl_buf *b, const struct port *p)
 }
 
 /**
+ * ctl_prom_table() - append the families of table @t: for each counter,
+ *		      HELP, TYPE and a sample per port that shows @t
+ * @b:		reply
+ * @t:		table
+ *
+ * A family's samples must be together (and a table's names are unique
+ * across tables, see the unit test), so each table is printed once, for
+ * every port that has it.
+ */
+static void ctl_prom_table(struct ctl_buf *b, const struct stats_table *t)
+{
+	unsigned int i, j, d, n = switch_port_count();
+
+	for (i = 0; i < t->n; i++) {
+		const struct stats_desc *sd = &t->desc[i];
+
+		ctl_printf(b, "# HELP vhostd_port_%s %s\n"
+			   "# TYPE vhostd_port_%s %s\n", sd->metric, sd->help,
+			   sd->metric,
+			   sd->kind == STATS_GAUGE ? "gauge" : "counter");
+		for (j = 0; j < n; j++) {
+			const struct port *p = switch_port(j);
+
+			if (!p || !ctl_port_has(p, t))
+				continue;
+			for (d = 0; d < sd->n; d++) {
+				ctl_printf(b, "vhostd_port_%s", sd->metric);
+				ctl_prom_port_labels(b, p);
+				if (sd->names) {
+					ctl_printf(b, ",%s=", sd->label);
+					ctl_prom_label(b, sd->names[d]);
+				}
+				ctl_printf(b, "} %llu\n", (unsigned long long)
+					   stats_sum(p->stats, sd->off +
+						     d * sizeof(uint64_t)));
+			}
+		}
+	}
+}
+
+/**
  * ctl_cmd_metrics() - "metrics": Prometheus text exposition format
  * @b:		reply
  * Return: 0
+ *
+ * The port's state (up, MACs), then the counters of every table some
+ * port shows, each table once: stats_common, then the types' tables in
+ * the order the ports first show them.
  */
 static int ctl_cmd_metrics(struct ctl_buf *b)
 {
-	unsigned int i, m, d, n = switch_port_count();
+	unsigned int i, j, k, n = switch_port_count();
+	const struct stats_table *t;
 
 	ctl_printf(b, "# HELP vhostd_port_up Whether the switch forwards "
 		   "to the port (1) or not (0).\n"
@@ -331,77 +396,21 @@ static int ctl_cmd_metrics(struct ctl_buf *b)
 			   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ? 1 : 0);
 	}
 
-	for (m = 0; m < ARRAY_SIZE(ctl_metrics); m++) {
-		const struct ctl_metric *cm = &ctl_metrics[m];
-
-		ctl_printf(b, "# HELP vhostd_port_%s %s\n"
-			   "# TYPE vhostd_port_%s counter\n",
-			   cm->name, cm->help, cm->name);
-		for (i = 0; i < n; i++) {
-			const struct port *p = switch_port(i);
-
-			if (!p)
-				continue;
-			ctl_printf(b, "vhostd_port_%s", cm->name);
-			ctl_prom_port_labels(b, p);
-			ctl_printf(b, "} %llu\n",
-				   (unsigned long long)stats_sum(p->stats,
-								 cm->off));
-		}
-	}
-
-	ctl_printf(b, "# HELP vhostd_port_drops_total Frames dropped at "
-		   "the port, by reason.\n"
-		   "# TYPE vhostd_port_drops_total counter\n");
+	ctl_prom_table(b, &stats_common);
 	for (i = 0; i < n; i++) {
 		const struct port *p = switch_port(i);
 
 		if (!p)
 			continue;
-		for (d = 0; d < STATS_DROP_COUNT; d++) {
-			ctl_printf(b, "vhostd_port_drops_total");
-			ctl_prom_port_labels(b, p);
-			ctl_printf(b, ",reason=\"%s\"} %llu\n",
-				   stats_drop_names[d],
-				   (unsigned long long)
-				   port_stat(p, drops[d]));
-		}
-	}
+		for (k = 1; (t = ctl_port_table(p, k)); k++) {
+			for (j = 0; j < i; j++) {
+				const struct port *q = switch_port(j);
 
-	ctl_printf(b, "# HELP vhostd_port_direct_fallbacks_total Frames "
-		   "of a steered TAP queue that took the bounce buffer, by "
-		   "reason.\n"
-		   "# TYPE vhostd_port_direct_fallbacks_total counter\n");
-	for (i = 0; i < n; i++) {
-		const struct port *p = switch_port(i);
-
-		if (!p)
-			continue;
-		for (d = 0; d < STATS_DIRECT_COUNT; d++) {
-			ctl_printf(b, "vhostd_port_direct_fallbacks_total");
-			ctl_prom_port_labels(b, p);
-			ctl_printf(b, ",reason=\"%s\"} %llu\n",
-				   stats_direct_names[d],
-				   (unsigned long long)
-				   port_stat(p, direct_fallbacks[d]));
-		}
-	}
-
-	ctl_printf(b, "# HELP vhostd_port_learn_refused_total Source MACs "
-		   "from the port not learned, by reason.\n"
-		   "# TYPE vhostd_port_learn_refused_total counter\n");
-	for (i = 0; i < n; i++) {
-		const struct port *p = switch_port(i);
-
-		if (!p)
-			continue;
-		for (d = 0; d < STATS_LEARN_COUNT; d++) {
-			ctl_printf(b, "vhostd_port_learn_refused_total");
-			ctl_prom_port_labels(b, p);
-			ctl_printf(b, ",reason=\"%s\"} %llu\n",
-				   stats_learn_names[d],
-				   (unsigned long long)
-				   port_stat(p, learn_refused[d]));
+				if (q && ctl_port_has(q, t))
+					break;		/* printed with q */
+			}
+			if (j == i)
+				ctl_prom_table(b, t);
 		}
 	}
 
