@@ -151,7 +151,8 @@ extern const struct port_host *port_host;
  * @name:	user-visible name
  * @ops:	type
  * @stats:	counters, one slot per counting thread (see stats.h):
- *		write through port_ctr(), read with port_stat()
+ *		write through port_ctr(), read by ctl through the tables
+ *		of stats.h
  * @log:	rate limit of this port's log lines (log.h), any thread
  * @priv:	type-specific state, @ops->priv_size bytes
  */
@@ -175,10 +176,6 @@ static inline struct port_stats *port_ctr(struct port *p)
 {
 	return &p->stats[stats_slot];
 }
-
-/* port_stat() - counter @field of @p summed over the threads */
-#define port_stat(p, field)						\
-	stats_sum((p)->stats, offsetof(struct port_stats, field))
 
 extern const struct port_ops port_vhost_ops;
 extern const struct port_ops port_tap_ops;
