@@ -9,7 +9,9 @@
 #include "port.h"
 #include "../util.h"
 
-/* Set by the layer that runs the ports (worker_init()). */
+/* Set by the layer that runs the ports (worker_init()); without one
+ * (unit tests) ports open and close, and nothing polls them.
+ */
 const struct port_host *port_host;
 
 static const struct port_ops *const port_types[] = {

@@ -10,6 +10,7 @@
 #ifndef VHOSTD_PORT_H
 #define VHOSTD_PORT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -182,29 +183,36 @@ extern const struct port_ops port_tap_ops;
 
 const struct port_ops *port_ops_find(const char *type);
 
-/* port_src_add() - see struct port_host: a worker number, or -errno */
+/* port_src_add() - see struct port_host: a worker number, or -errno
+ * (-ENODEV with no host: nothing runs ports' queues, e.g. unit tests)
+ */
 static inline int port_src_add(struct port *p, uint32_t q, int fd,
 			       enum port_src_kind kind)
 {
-	return port_host->src_add(p, q, fd, kind);
+	return port_host ? port_host->src_add(p, q, fd, kind) : -ENODEV;
 }
 
 /* port_src_del() - see struct port_host */
 static inline void port_src_del(struct port *p, uint32_t q)
 {
-	port_host->src_del(p, q);
+	if (port_host)
+		port_host->src_del(p, q);
 }
 
-/* port_quiesce() - see struct port_host */
+/* port_quiesce() - see struct port_host; nothing to wait for without */
 static inline void port_quiesce(void)
 {
-	port_host->quiesce();
+	if (port_host)
+		port_host->quiesce();
 }
 
 /* port_set_up() - see struct port_host */
 static inline void port_set_up(struct port *p, bool up)
 {
-	port_host->set_up(p, up);
+	if (port_host)
+		port_host->set_up(p, up);
+	else
+		__atomic_store_n(&p->up, up, __ATOMIC_SEQ_CST);
 }
 
 #endif /* VHOSTD_PORT_H */
