@@ -24,7 +24,6 @@
 
 #define CONF_POLL_US_MAX	1000000U	/* 1 s of busy polling */
 #define CONF_FDB_AGE_MAX	(7U * 24 * 3600)
-#define CONF_QUEUES_MAX		1U		/* until multiqueue lands */
 #define CONF_SPEC_MAX		512		/* longest --port spec */
 
 _Static_assert(WORKERS_MAX == 16, "conf_usage() documents --workers 1-16");
@@ -511,9 +510,8 @@ int conf_parse_port(const char *spec, unsigned int index,
 			if (r || out->queues < 1)
 				SPEC_ERR("queues '%s' out of range", spec, val);
 			if (out->queues > CONF_QUEUES_MAX)
-				SPEC_ERR("queues=%u: only %u queue pair is "
-					 "supported for now", spec,
-					 out->queues, CONF_QUEUES_MAX);
+				SPEC_ERR("queues=%u: at most %u queue pairs",
+					 spec, out->queues, CONF_QUEUES_MAX);
 		}
 	}
 
@@ -597,13 +595,14 @@ void conf_usage(void *f)
 "\n"
 "Ports (repeatable, at most 64; keys are comma separated, ',,' is a\n"
 "literal comma inside a value):\n"
-"  --port vhost-user,path=SOCK[,name=NAME][,client][,queues=1][,offload=on|off]\n"
+"  --port vhost-user,path=SOCK[,name=NAME][,client][,queues=N][,offload=on|off]\n"
 "              [,max-mem=SIZE][,mac=MAC][,owner=U][,group=G][,mode=M]\n"
 "              [,allow-uid=U[:U]...][,allow-gid=G[:G]...]\n"
 "        a QEMU guest.  vhostd listens on the unix socket SOCK (QEMU:\n"
 "        -chardev socket,path=SOCK,reconnect=1); with 'client' vhostd\n"
 "        connects to SOCK instead (QEMU: -chardev socket,server=on).\n"
-"        queues: queue pairs; only 1 is supported for now.\n"
+"        queues: queue pairs offered, 1-16 (default 1; QEMU:\n"
+"        -netdev vhost-user,queues=N and -device virtio-net-pci,mq=on).\n"
 "        max-mem: guest memory vhostd may map for it (K, M, G, T;\n"
 "        default 1T); it must be on tmpfs (memfd) or hugetlbfs.\n"
 "        owner, group, mode: of the socket file (default: vhostd's user\n"

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #define CONF_PORTS_MAX	64
+#define CONF_QUEUES_MAX	16U	/* queue pairs of a vhost-user port */
 /* Guest memory a vhost-user port may map by default: 1 TiB, so that all
  * CONF_PORTS_MAX ports together stay within half of x86-64's 128 TiB of
  * user address space and no front end can leave another none.
@@ -84,7 +85,8 @@ struct conf_user {
  * @name:	port name (default: type + index, e.g. "vu0", "tap1")
  * @path:	vhost-user socket path
  * @client:	vhost-user: connect to @path instead of listening
- * @queues:	vhost-user: queue pairs (1 until multiqueue lands)
+ * @queues:	vhost-user: queue pairs offered (queues=, 1..16,
+ *		default 1)
  * @ifname:	tap: interface name
  * @offload:	offer checksum/segmentation offloads (offload=on|off)
  * @direct:	tap: read frames for a guest straight into its buffers

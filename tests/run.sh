@@ -11,7 +11,8 @@
 #
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
 # own; the suites that have tests of their own (integration, ctl,
-# lifecycle, privilege, l2, hostile, datapath, soak, mutants, fuzz, tsan)
+# lifecycle, privilege, l2, hostile, mq, datapath, soak, mutants, fuzz,
+# tsan)
 # append one "PASS|FAIL|SKIP name
 # detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
@@ -103,6 +104,8 @@ step lifecycle env BUILD=build/asan VHOSTD_USER=nobody tests/integration/lifecyc
 step privilege env BUILD=build/asan tests/integration/privilege.sh
 step l2 env BUILD=build/asan VHOSTD_USER=nobody tests/integration/l2.sh
 step hostile env BUILD=build/asan VHOSTD_USER=nobody tests/integration/hostile.sh
+# Multiqueue, driven by DPDK's virtio-user (testpmd).
+step mq env BUILD=build/asan VHOSTD_USER=nobody tests/integration/mq.sh
 step datapath tests/integration/datapath.sh
 # Mixed traffic, a MAC spray, storms and port churn; every byte checked.
 step soak tests/soak/run.sh "${SOAK_SECONDS:-30}"

@@ -48,6 +48,9 @@
 
 static void port_vhost_on_conn(void *opaque, int fd, uint32_t events);
 
+_Static_assert(CONF_QUEUES_MAX == VU_MAX_QUEUE_PAIRS,
+	       "queues= must allow what the vhost layer can hold");
+
 /* ---- control: queues starting and stopping ---------------------------- */
 
 /**
@@ -82,8 +85,13 @@ static void port_vhost_queue_start(struct vu_dev *dev, unsigned int qi)
 	if (q->started)
 		virtq_disable_notify(&q->vq);
 	vlock_unlock(&q->lock);
-	port_set_up(p, true);
-	src_info(&p->log, "%s: RX queue %u started, port up", p->name, qi);
+	if (!__atomic_fetch_or(&pv->rx_on, 1u << (qi / 2), __ATOMIC_RELEASE)) {
+		port_set_up(p, true);
+		src_info(&p->log, "%s: RX queue %u started, port up", p->name,
+			 qi);
+		return;
+	}
+	src_debug(&p->log, "%s: RX queue %u started", p->name, qi);
 }
 
 /**
@@ -101,6 +109,14 @@ static void port_vhost_queue_stop(struct vu_dev *dev, unsigned int qi)
 		src_debug(&p->log, "%s: TX queue %u stopped", p->name, qi);
 		return;
 	}
+	if (__atomic_and_fetch(&pv->rx_on, ~(1u << (qi / 2)),
+			       __ATOMIC_RELEASE)) {
+		/* Deliveries may still pick it until every worker moved
+		 * on; its lock and @started keep them out of the ring.
+		 */
+		src_debug(&p->log, "%s: RX queue %u stopped", p->name, qi);
+		return;
+	}
 	port_set_up(p, false);
 	src_info(&p->log, "%s: RX queue %u stopped, port down", p->name, qi);
 }
@@ -116,8 +132,8 @@ static void port_vhost_queue_release(struct vu_dev *dev, unsigned int qi)
 {
 	struct port_vhost *pv = dev->opaque;
 
-	if (qi == PORT_VHOST_RXQ)
-		port_vhost_rx_release(pv, &dev->q[qi].vq);
+	if (!(qi & 1) && qi / 2 < pv->pairs)
+		port_vhost_rx_release(pv, &pv->rxq[qi / 2], &dev->q[qi].vq);
 }
 
 static const struct vu_dev_ops port_vhost_dev_ops = {
@@ -346,15 +362,27 @@ static int port_vhost_open(struct port *p, const struct conf_port *spec)
 	struct port_vhost *pv = p->priv;
 	int rc;
 
+	uint64_t features = PORT_VHOST_FEATURES;
+
 	pv->port = p;
 	pv->listen_fd = -1;
 	pv->client = spec->client;
+	pv->pairs = MAX(1U, MIN(spec->queues, (unsigned int)VU_MAX_QUEUE_PAIRS));
+	pv->txq = calloc(pv->pairs, sizeof(*pv->txq));
+	pv->rxq = calloc(pv->pairs, sizeof(*pv->rxq));
+	if (!pv->txq || !pv->rxq) {
+		free(pv->txq);
+		free(pv->rxq);
+		return -ENOMEM;
+	}
 	snprintf(pv->path, sizeof(pv->path), "%s", spec->path);
-	vu_dev_init(&pv->dev, p->name,
-		    spec->offload ? PORT_VHOST_FEATURES :
-		    PORT_VHOST_FEATURES & ~(PORT_VHOST_HOST_OFFLOADS |
-					    PORT_VHOST_GUEST_OFFLOADS),
-		    &port_vhost_dev_ops, pv);
+	if (!spec->offload)
+		features &= ~(PORT_VHOST_HOST_OFFLOADS |
+			      PORT_VHOST_GUEST_OFFLOADS);
+	if (pv->pairs > 1)
+		features |= PV_FEAT(VIRTIO_NET_F_MQ);
+	vu_dev_init(&pv->dev, p->name, features, &port_vhost_dev_ops, pv);
+	pv->dev.pairs = pv->pairs;
 	pv->dev.mem.limit = spec->max_mem;
 	pv->sock = spec->sock;
 	pv->dev.log = &p->log;	/* one rate limit for the port's lines */
@@ -371,6 +399,8 @@ static int port_vhost_open(struct port *p, const struct conf_port *spec)
 		err("%s: cannot listen on %s: %s", p->name, pv->path,
 		    strerror(-rc));
 		vu_dev_fini(&pv->dev);
+		free(pv->txq);
+		free(pv->rxq);
 		return rc;
 	}
 	info("%s: listening on %s", p->name, pv->path);
@@ -393,6 +423,10 @@ static void port_vhost_close(struct port *p)
 		pv->listen_fd = -1;
 	}
 	vu_dev_fini(&pv->dev);
+	free(pv->txq);
+	free(pv->rxq);
+	pv->txq = NULL;
+	pv->rxq = NULL;
 }
 
 /**

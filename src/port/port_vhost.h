@@ -30,8 +30,8 @@
  */
 #define PORT_VHOST_POLL_DESCS	4
 #define PORT_VHOST_POLL_BYTES	4096
-#define PORT_VHOST_RXQ		0
-#define PORT_VHOST_TXQ		1
+#define PORT_VHOST_RXQ		0	/* RX queue of pair 0 (direct reads) */
+#define PORT_VHOST_FLOWS	256	/* flows remembered per port */
 /* One readv(): our virtio-net header, then a frame that fits a pkt. */
 #define PORT_DIRECT_IOV_MAX	(1 + PKT_IOV_MAX)
 #define PORT_DIRECT_HDR_LEN	sizeof(struct virtio_net_hdr_v1)
@@ -80,6 +80,41 @@ struct port_vhost_work {
 };
 
 /**
+ * struct port_vhost_txq - a TX queue's turn scratch (the owning worker,
+ *			   under the queue's lock)
+ * @elems:	chains of the current burst
+ * @pkts:	frames built from @elems
+ * @heads:	heads to return to the used ring after forwarding
+ * @npush:	chains of the last burst, in @heads
+ * @total:	chains the turn returned so far
+ * @work:	what the turn may still spend
+ */
+struct port_vhost_txq {
+	struct virtq_elem elems[PORT_BURST];
+	struct pkt pkts[PORT_BURST];
+	uint16_t heads[PORT_BURST];
+	unsigned int npush;
+	unsigned int total;
+	struct port_vhost_work work;
+};
+
+/**
+ * struct port_vhost_rxq - an RX queue's reserve (under the queue's lock)
+ * @elems:	RX chains popped and not yet pushed: a FIFO ring, oldest
+ *		at @first
+ * @first:	slot in @elems of the oldest held chain
+ * @held:	chains held.  Every writer to the RX ring takes them from
+ *		the front before popping more at the back, so they are
+ *		always the last @held chains popped and virtq_unpop()
+ *		gives them back when the ring stops (queue_release)
+ */
+struct port_vhost_rxq {
+	struct virtq_elem elems[PORT_VHOST_RX_BUFS];
+	unsigned int first;
+	unsigned int held;
+};
+
+/**
  * struct port_vhost - private state of a vhost-user port
  * @dev:	the vhost-user device
  * @port:	back pointer to the switch port
@@ -88,20 +123,14 @@ struct port_vhost_work {
  * @listen_fd:	listening socket (server mode), -1 otherwise
  * @sock:	server mode: the socket's mode, owner, group and the peer
  *		allow-list checked at accept (conf_port @sock)
- * @tx_elems:	TX burst scratch (the worker in a turn, under the TX
- *		queue lock, as every @tx_* member)
- * @tx_pkts:	frames built from @tx_elems
- * @tx_heads:	heads to return to the used ring after forwarding
- * @tx_npush:	chains of the last burst, in @tx_heads
- * @tx_total:	chains the turn returned so far
- * @tx_work:	what the turn may still spend
- * @rx_elems:	RX chains popped and not yet pushed: a FIFO ring, oldest
- *		at @rx_first (under the RX queue lock)
- * @rx_first:	slot in @rx_elems of the oldest held chain
- * @rx_held:	chains held.  Every writer to the RX ring takes them from
- *		the front before popping more at the back, so they are
- *		always the last @rx_held chains popped and virtq_unpop()
- *		gives them back when the ring stops (queue_release)
+ * @pairs:	queue pairs offered (queues=), 1..VU_MAX_QUEUE_PAIRS
+ * @txq:	@pairs TX turn scratches, one per TX queue (queue 2i+1)
+ * @rxq:	@pairs RX reserves, one per RX queue (queue 2i)
+ * @rx_on:	bit i: RX queue 2i is started (control writes, any
+ *		worker reads): where xmit may deliver
+ * @flow_pair:	1 + the pair whose TX queue last sent a flow, by flow
+ *		hash (net/flow.h), 0 = none; written by the TX turns, read
+ *		by xmit (relaxed: a stale entry only picks another queue)
  */
 struct port_vhost {
 	struct vu_dev dev;
@@ -110,15 +139,11 @@ struct port_vhost {
 	bool client;
 	int listen_fd;
 	struct conf_sock sock;
-	struct virtq_elem tx_elems[PORT_BURST];
-	struct pkt tx_pkts[PORT_BURST];
-	uint16_t tx_heads[PORT_BURST];
-	unsigned int tx_npush;
-	unsigned int tx_total;
-	struct port_vhost_work tx_work;
-	struct virtq_elem rx_elems[PORT_VHOST_RX_BUFS];
-	unsigned int rx_first;
-	unsigned int rx_held;
+	unsigned int pairs;
+	struct port_vhost_txq *txq;
+	struct port_vhost_rxq *rxq;
+	uint32_t rx_on;
+	uint8_t flow_pair[PORT_VHOST_FLOWS];
 };
 
 /**
@@ -231,12 +256,16 @@ static inline uint8_t port_vhost_rx_flags(const struct port_vhost *pv,
 }
 
 /* RX chain reserve (port_vhost_dp.c), under the RX queue lock. */
-struct virtq_elem *port_vhost_rx_chain(struct port_vhost *pv, unsigned int i);
-int port_vhost_rx_fill(struct port_vhost *pv, struct virtq *vq,
+struct virtq_elem *port_vhost_rx_chain(struct port_vhost_rxq *rq,
+				       unsigned int i);
+int port_vhost_rx_fill(struct port_vhost *pv, struct port_vhost_rxq *rq,
+		       struct virtq *vq,
 		       unsigned int n);
-void port_vhost_rx_push(struct port_vhost *pv, struct virtq *vq,
+void port_vhost_rx_push(struct port_vhost *pv, struct port_vhost_rxq *rq,
+			struct virtq *vq,
 			uint32_t len);
-void port_vhost_rx_release(struct port_vhost *pv, struct virtq *vq);
+void port_vhost_rx_release(struct port_vhost *pv, struct port_vhost_rxq *rq,
+			   struct virtq *vq);
 
 /* TAP -> guest in one copy (port_vhost_direct.c). */
 bool port_vhost_direct_ok(struct port *p, uint64_t src_feat);

@@ -122,6 +122,7 @@ static int direct_iov(struct port_vhost *pv, struct virtq *vq,
 		      struct port_direct *src, unsigned int hdr_len,
 		      unsigned int *niov, size_t *cap)
 {
+	struct port_vhost_rxq *rq = &pv->rxq[0];
 	size_t need = (size_t)hdr_len +
 		      __atomic_load_n(&src->frame_max, __ATOMIC_RELAXED);
 	size_t have = 0;
@@ -130,16 +131,16 @@ static int direct_iov(struct port_vhost *pv, struct virtq *vq,
 	int rc;
 
 	while (have < need) {
-		rc = port_vhost_rx_fill(pv, vq, nch + 1);
+		rc = port_vhost_rx_fill(pv, rq, vq, nch + 1);
 		if (rc)
 			return rc == -EMSGSIZE ? -ENOBUFS : rc;
-		e = port_vhost_rx_chain(pv, nch);
+		e = port_vhost_rx_chain(rq, nch);
 		/* Headers go into the first chain; a guest posting a buffer
 		 * too small for them gets it back empty (a hostile value
 		 * here would make us write past it).
 		 */
 		if (!nch && e->in_len < hdr_len + ETH_HLEN) {
-			port_vhost_rx_push(pv, vq, 0);
+			port_vhost_rx_push(pv, rq, vq, 0);
 			return -EINVAL;
 		}
 		have += e->in_len;
@@ -151,7 +152,7 @@ static int direct_iov(struct port_vhost *pv, struct virtq *vq,
 	src->iov[1].iov_base = &src->eth;
 	src->iov[1].iov_len = ETH_HLEN;
 	for (i = 0; i < nch; i++) {
-		e = port_vhost_rx_chain(pv, i);
+		e = port_vhost_rx_chain(rq, i);
 		/* The frame (Ethernet header and data) must fit a struct
 		 * pkt's vector, for the checks and a fallback copy.
 		 */
@@ -212,8 +213,9 @@ static void direct_deliver(struct port_vhost *pv, struct virtq *vq,
 			   const struct port_direct *src, size_t len,
 			   unsigned int hdr_len)
 {
+	struct port_vhost_rxq *rq = &pv->rxq[0];
 	struct virtio_net_hdr_v1 hdr = src->vnet;
-	struct virtq_elem *e = port_vhost_rx_chain(pv, 0);
+	struct virtq_elem *e = port_vhost_rx_chain(rq, 0);
 	uint32_t used[PORT_VHOST_RX_BUFS];
 	size_t left = len - ETH_HLEN, n;
 	unsigned int nbuf = 0, i;
@@ -223,7 +225,7 @@ static void direct_deliver(struct port_vhost *pv, struct virtq *vq,
 	used[nbuf++] = (uint32_t)(hdr_len + ETH_HLEN + n);
 	left -= n;
 	while (left) {
-		n = MIN(left, (size_t)port_vhost_rx_chain(pv, nbuf)->in_len);
+		n = MIN(left, (size_t)port_vhost_rx_chain(rq, nbuf)->in_len);
 		used[nbuf++] = (uint32_t)n;
 		left -= n;
 	}
@@ -234,7 +236,7 @@ static void direct_deliver(struct port_vhost *pv, struct virtq *vq,
 	iov_from_buf(e->iov, e->in_num, 0, &hdr, hdr_len);
 	iov_from_buf(e->iov, e->in_num, hdr_len, &src->eth, ETH_HLEN);
 	for (i = 0; i < nbuf; i++)
-		port_vhost_rx_push(pv, vq, used[i]);
+		port_vhost_rx_push(pv, rq, vq, used[i]);
 }
 
 /**

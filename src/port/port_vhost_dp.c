@@ -15,6 +15,7 @@
 
 #include "port_vhost.h"
 #include "../log.h"
+#include "../net/flow.h"
 #include "../net/iov.h"
 #include "../util.h"
 
@@ -166,11 +167,13 @@ static void port_vhost_tx_touch(const struct virtq_elem *e)
 bool port_vhost_rx_begin(struct port *p, uint32_t qi, struct port_turn *turn)
 {
 	struct port_vhost *pv = p->priv;
+	struct port_vhost_txq *tq;
 	struct vu_queue *q;
 
-	if (qi >= VU_MAX_QUEUES || !(qi & 1))
+	if (!(qi & 1) || qi / 2 >= pv->pairs)
 		return false;
 	q = &pv->dev.q[qi];
+	tq = &pv->txq[qi / 2];
 
 	vlock_lock(&q->lock);
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED)) {
@@ -184,10 +187,10 @@ bool port_vhost_rx_begin(struct port *p, uint32_t qi, struct port_turn *turn)
 		stats_add(&port_ctr(p)->kicks, 1);
 		virtq_disable_notify(&q->vq);
 	}
-	pv->tx_work.descs = (int64_t)turn->budget * PORT_VHOST_POLL_DESCS;
-	pv->tx_work.bytes = (int64_t)turn->budget * PORT_VHOST_POLL_BYTES;
-	pv->tx_npush = 0;
-	pv->tx_total = 0;
+	tq->work.descs = (int64_t)turn->budget * PORT_VHOST_POLL_DESCS;
+	tq->work.bytes = (int64_t)turn->budget * PORT_VHOST_POLL_BYTES;
+	tq->npush = 0;
+	tq->total = 0;
 	return true;
 }
 
@@ -207,8 +210,9 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 				 struct port_turn *turn)
 {
 	struct port_vhost *pv = p->priv;
+	struct port_vhost_txq *tq = &pv->txq[qi / 2];
 	struct virtq *vq = &pv->dev.q[qi].vq;
-	struct port_vhost_work *work = &pv->tx_work;
+	struct port_vhost_work *work = &tq->work;
 	unsigned int hdr_len = vu_dev_hdr_len(&pv->dev);
 	unsigned int i, npush = 0, npkt = 0;
 	bool drop[PORT_BURST];
@@ -224,7 +228,7 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 	if (!max && unlikely(vq->broken))
 		goto broken;	/* avail->idx out of range */
 	for (i = 0; i < max && work->descs > 0 && work->bytes > 0; i++) {
-		struct virtq_elem *e = &pv->tx_elems[npush];
+		struct virtq_elem *e = &tq->elems[npush];
 		enum virtq_pop_result r = virtq_pop(vq, e);
 
 		if (r == VIRTQ_POP_EMPTY)
@@ -239,17 +243,17 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 		drop[npush] = r == VIRTQ_POP_DROP;
 		if (!drop[npush] && e->out_num)
 			port_vhost_tx_touch(e);
-		pv->tx_heads[npush++] = e->head;
+		tq->heads[npush++] = e->head;
 	}
 	for (i = 0; i < npush; i++) {
 		if (drop[i]) {
 			stats_add(&port_ctr(p)->drops[STATS_DROP_BAD_DESC], 1);
 			continue;
 		}
-		if (port_vhost_tx_parse(pv, &pv->tx_elems[i], hdr_len,
-					&pv->tx_pkts[npkt])) {
-			bytes += pv->tx_pkts[npkt].len;
-			pkts[npkt] = &pv->tx_pkts[npkt];
+		if (port_vhost_tx_parse(pv, &tq->elems[i], hdr_len,
+					&tq->pkts[npkt])) {
+			bytes += tq->pkts[npkt].len;
+			pkts[npkt] = &tq->pkts[npkt];
 			npkt++;
 		}
 	}
@@ -257,7 +261,19 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 		stats_add(&port_ctr(p)->rx_packets, npkt);
 		stats_add(&port_ctr(p)->rx_bytes, bytes);
 	}
-	pv->tx_npush = npush;
+	/* With several pairs, remember which one each flow left by: its
+	 * replies go to that pair's RX queue (port_vhost_pick()).
+	 */
+	if (pv->pairs > 1) {
+		for (i = 0; i < npkt; i++) {
+			uint32_t h = pkt_flow_hash(pkts[i]);
+
+			__atomic_store_n(&pv->flow_pair[h % PORT_VHOST_FLOWS],
+					 (uint8_t)(qi / 2 + 1),
+					 __ATOMIC_RELAXED);
+		}
+	}
+	tq->npush = npush;
 	turn->done += npush;
 	if (!npush)
 		turn->dry = true;
@@ -269,7 +285,7 @@ broken:
 	/* Nothing of this burst goes back: the device is done. */
 	stats_add(&port_ctr(p)->violations, 1);
 	vu_dev_mark_broken(&pv->dev);
-	pv->tx_npush = 0;
+	tq->npush = 0;
 	turn->dry = true;
 	return 0;
 }
@@ -286,14 +302,15 @@ broken:
 void port_vhost_rx_done(struct port *p, uint32_t qi, struct port_turn *turn)
 {
 	struct port_vhost *pv = p->priv;
+	struct port_vhost_txq *tq = &pv->txq[qi / 2];
 	struct virtq *vq = &pv->dev.q[qi].vq;
 	unsigned int i;
 
 	(void)turn;
-	for (i = 0; i < pv->tx_npush; i++)
-		virtq_push(vq, pv->tx_heads[i], 0);
-	pv->tx_total += pv->tx_npush;
-	pv->tx_npush = 0;
+	for (i = 0; i < tq->npush; i++)
+		virtq_push(vq, tq->heads[i], 0);
+	tq->total += tq->npush;
+	tq->npush = 0;
 }
 
 /**
@@ -310,13 +327,14 @@ void port_vhost_rx_done(struct port *p, uint32_t qi, struct port_turn *turn)
 void port_vhost_rx_end(struct port *p, uint32_t qi, struct port_turn *turn)
 {
 	struct port_vhost *pv = p->priv;
+	struct port_vhost_txq *tq = &pv->txq[qi / 2];
 	struct vu_queue *q = &pv->dev.q[qi];
 	int call = -1;
 
 	(void)turn;
-	if (pv->tx_total && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
+	if (tq->total && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		call = port_vhost_publish(q);
-	if (pv->tx_total)
+	if (tq->total)
 		stats_add(&port_ctr(p)->polls, 1);
 	vlock_unlock(&q->lock);
 	port_vhost_call(p, q, call);
@@ -352,7 +370,7 @@ bool port_vhost_arm(struct port *p, uint32_t cookie)
 /* ---- datapath: switch -> guest RX -------------------------------------- */
 
 /*
- * RX chains are popped into a small FIFO (pv->rx_elems) and may stay there
+ * RX chains are popped into a small FIFO (rq->elems) and may stay there
  * across calls: a direct TAP read (port_vhost_direct.c) pops enough chains
  * for the largest frame the kernel may hand over and usually uses one.
  * Every writer takes chains from the front and pops at the back, so the
@@ -369,9 +387,10 @@ bool port_vhost_arm(struct port *p, uint32_t cookie)
  * Return: the chain's slot
  * Context: RX queue lock held
  */
-struct virtq_elem *port_vhost_rx_chain(struct port_vhost *pv, unsigned int i)
+struct virtq_elem *port_vhost_rx_chain(struct port_vhost_rxq *rq,
+				       unsigned int i)
 {
-	return &pv->rx_elems[(pv->rx_first + i) % PORT_VHOST_RX_BUFS];
+	return &rq->elems[(rq->first + i) % PORT_VHOST_RX_BUFS];
 }
 
 /**
@@ -391,28 +410,29 @@ struct virtq_elem *port_vhost_rx_chain(struct port_vhost *pv, unsigned int i)
  *	   -EIO if the ring is broken
  * Context: RX queue lock held
  */
-int port_vhost_rx_fill(struct port_vhost *pv, struct virtq *vq,
+int port_vhost_rx_fill(struct port_vhost *pv,
+		struct port_vhost_rxq *rq, struct virtq *vq,
 		       unsigned int n)
 {
 	unsigned int i;
 
 	if (n > PORT_VHOST_RX_BUFS)
 		return -EMSGSIZE;
-	while (pv->rx_held < n) {
-		struct virtq_elem *e = port_vhost_rx_chain(pv, pv->rx_held);
+	while (rq->held < n) {
+		struct virtq_elem *e = port_vhost_rx_chain(rq, rq->held);
 		enum virtq_pop_result r = virtq_pop(vq, e);
 
 		if (r == VIRTQ_POP_EMPTY)
 			return -ENOBUFS;
 		if (r == VIRTQ_POP_BROKEN)
 			return -EIO;
-		pv->rx_held++;
+		rq->held++;
 		/* RX buffers must be writable only. */
 		if (r == VIRTQ_POP_DROP || e->out_num) {
-			for (i = 0; i < pv->rx_held; i++)
-				virtq_push(vq, port_vhost_rx_chain(pv, i)->head,
+			for (i = 0; i < rq->held; i++)
+				virtq_push(vq, port_vhost_rx_chain(rq, i)->head,
 					   0);
-			pv->rx_held = 0;
+			rq->held = 0;
 			return -EINVAL;
 		}
 	}
@@ -427,11 +447,12 @@ int port_vhost_rx_fill(struct port_vhost *pv, struct virtq *vq,
  *
  * Context: RX queue lock held, at least one chain held
  */
-void port_vhost_rx_push(struct port_vhost *pv, struct virtq *vq, uint32_t len)
+void port_vhost_rx_push(struct port_vhost *pv,
+		struct port_vhost_rxq *rq, struct virtq *vq, uint32_t len)
 {
-	virtq_push(vq, port_vhost_rx_chain(pv, 0)->head, len);
-	pv->rx_first = (pv->rx_first + 1) % PORT_VHOST_RX_BUFS;
-	pv->rx_held--;
+	virtq_push(vq, port_vhost_rx_chain(rq, 0)->head, len);
+	rq->first = (rq->first + 1) % PORT_VHOST_RX_BUFS;
+	rq->held--;
 }
 
 /**
@@ -441,12 +462,13 @@ void port_vhost_rx_push(struct port_vhost *pv, struct virtq *vq, uint32_t len)
  *
  * Context: RX queue lock held, the ring about to stop or be remapped
  */
-void port_vhost_rx_release(struct port_vhost *pv, struct virtq *vq)
+void port_vhost_rx_release(struct port_vhost *pv,
+		struct port_vhost_rxq *rq, struct virtq *vq)
 {
-	if (pv->rx_held)
-		virtq_unpop(vq, pv->rx_held);
-	pv->rx_held = 0;
-	pv->rx_first = 0;
+	if (rq->held)
+		virtq_unpop(vq, rq->held);
+	rq->held = 0;
+	rq->first = 0;
 }
 
 /**
@@ -467,7 +489,8 @@ void port_vhost_rx_release(struct port_vhost *pv, struct virtq *vq)
  *	   -EMSGSIZE if the frame cannot fit, -EINVAL if the guest gave us
  *	   unusable buffers (they are returned empty), -EIO if broken
  */
-static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
+static int port_vhost_rx_one(struct port_vhost *pv,
+		struct port_vhost_rxq *rq, struct virtq *vq,
 			     const struct virtio_net_hdr_v1 *vnet,
 			     const struct iovec *iov, unsigned int iovcnt,
 			     size_t len, unsigned int hdr_len, bool mrg)
@@ -483,15 +506,15 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
 
 		if (nbuf && !mrg)
 			return -EMSGSIZE;
-		rc = port_vhost_rx_fill(pv, vq, nbuf + 1);
+		rc = port_vhost_rx_fill(pv, rq, vq, nbuf + 1);
 		if (rc)
 			return rc;
-		e = port_vhost_rx_chain(pv, nbuf++);
+		e = port_vhost_rx_chain(rq, nbuf++);
 		/* The first buffer must hold the whole header; such a
 		 * buffer goes back empty.
 		 */
 		if (nbuf == 1 && e->in_len < hdr_len) {
-			port_vhost_rx_push(pv, vq, 0);
+			port_vhost_rx_push(pv, rq, vq, 0);
 			return -EINVAL;
 		}
 		cap += e->in_len;
@@ -501,19 +524,19 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
 
 	/* Small frames: one source segment into one buffer segment. */
 	if (nbuf == 1 && iovcnt == 1 &&
-	    port_vhost_rx_chain(pv, 0)->in_num == 1) {
-		struct virtq_elem *e = port_vhost_rx_chain(pv, 0);
+	    port_vhost_rx_chain(rq, 0)->in_num == 1) {
+		struct virtq_elem *e = port_vhost_rx_chain(rq, 0);
 		uint8_t *dst = e->iov[e->out_num].iov_base;
 
 		memcpy(dst, &hdr, hdr_len);
 		memcpy(dst + hdr_len, iov[0].iov_base, len);
-		port_vhost_rx_push(pv, vq, (uint32_t)need);
+		port_vhost_rx_push(pv, rq, vq, (uint32_t)need);
 		return 0;
 	}
 
 	iov_cursor_init(&cur, iov, iovcnt);
 	for (i = 0; i < nbuf; i++) {
-		struct virtq_elem *e = port_vhost_rx_chain(pv, 0);
+		struct virtq_elem *e = port_vhost_rx_chain(rq, 0);
 		const struct iovec *in = &e->iov[e->out_num];
 		size_t off = 0, n;
 
@@ -523,7 +546,7 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
 		}
 		n = iov_cursor_copy(&cur, in, e->in_num, off, left);
 		left -= n;
-		port_vhost_rx_push(pv, vq, (uint32_t)(off + n));
+		port_vhost_rx_push(pv, rq, vq, (uint32_t)(off + n));
 	}
 	return 0;
 }
@@ -543,7 +566,8 @@ static int port_vhost_rx_one(struct port_vhost *pv, struct virtq *vq,
  *
  * Return: as port_vhost_rx_one(), or -EPROTO for unusable metadata
  */
-static int port_vhost_rx_csum(struct port_vhost *pv, struct virtq *vq,
+static int port_vhost_rx_csum(struct port_vhost *pv,
+		struct port_vhost_rxq *rq, struct virtq *vq,
 			      const struct pkt *pkt, unsigned int hdr_len,
 			      bool mrg)
 {
@@ -564,7 +588,7 @@ static int port_vhost_rx_csum(struct port_vhost *pv, struct virtq *vq,
 		      PKT_IOV_MAX + 1 - (unsigned int)a);
 	if (b < 0)
 		return -EPROTO;
-	return port_vhost_rx_one(pv, vq, &plain, iov, (unsigned int)(a + 1 + b),
+	return port_vhost_rx_one(pv, rq, vq, &plain, iov, (unsigned int)(a + 1 + b),
 				 pkt->len, hdr_len, mrg);
 }
 
@@ -584,7 +608,8 @@ static int port_vhost_rx_csum(struct port_vhost *pv, struct virtq *vq,
  * Return: as port_vhost_rx_one() for the first segment that failed, or
  *	   -EPROTO for unusable metadata; segments before it were delivered
  */
-static int port_vhost_rx_segment(struct port_vhost *pv, struct virtq *vq,
+static int port_vhost_rx_segment(struct port_vhost *pv,
+		struct port_vhost_rxq *rq, struct virtq *vq,
 				 const struct pkt *pkt, unsigned int hdr_len,
 				 bool mrg)
 {
@@ -598,7 +623,7 @@ static int port_vhost_rx_segment(struct port_vhost *pv, struct virtq *vq,
 	if (gso_init(&it, pkt, partial))
 		return -EPROTO;
 	while ((n = gso_next(&it, hdrbuf, iov, ARRAY_SIZE(iov), &seg)) > 0) {
-		rc = port_vhost_rx_one(pv, vq, &seg.vnet, iov, (unsigned int)n,
+		rc = port_vhost_rx_one(pv, rq, vq, &seg.vnet, iov, (unsigned int)n,
 				       seg.len, hdr_len, mrg);
 		if (rc)
 			return rc;
@@ -617,7 +642,8 @@ static int port_vhost_rx_segment(struct port_vhost *pv, struct virtq *vq,
  * Return: as port_vhost_rx_one(), or -EPROTO for offload metadata the
  *	   source was not entitled to or that does not match the frame
  */
-static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
+static int port_vhost_rx_frame(struct port_vhost *pv,
+		struct port_vhost_rxq *rq, struct virtq *vq,
 			       const struct pkt *pkt, unsigned int hdr_len,
 			       bool mrg)
 {
@@ -629,26 +655,26 @@ static int port_vhost_rx_frame(struct port_vhost *pv, struct virtq *vq,
 
 	/* The common case without offloads: nothing to decide. */
 	if (!hdr.flags && hdr.gso_type == VIRTIO_NET_HDR_GSO_NONE)
-		return port_vhost_rx_one(pv, vq, &hdr, pkt->iov, pkt->iovcnt,
+		return port_vhost_rx_one(pv, rq, vq, &hdr, pkt->iov, pkt->iovcnt,
 					 pkt->len, hdr_len, mrg);
 
 	switch (gso_plan(pkt, pkt->src_feat, pv->dev.features)) {
 	case GSO_ACT_PASS:
 		/* A 64 KiB TSO frame travels whole: one copy. */
 		hdr.flags = port_vhost_rx_flags(pv, hdr.flags);
-		rc = port_vhost_rx_one(pv, vq, &hdr, pkt->iov, pkt->iovcnt,
+		rc = port_vhost_rx_one(pv, rq, vq, &hdr, pkt->iov, pkt->iovcnt,
 				       pkt->len, hdr_len, mrg);
 		/* A guest posting buffers so small that a GSO frame would
 		 * need more than PORT_VHOST_RX_BUFS of them still gets the
 		 * data: as segments, which fit.
 		 */
 		if (rc == -EMSGSIZE && hdr.gso_type != VIRTIO_NET_HDR_GSO_NONE)
-			rc = port_vhost_rx_segment(pv, vq, pkt, hdr_len, mrg);
+			rc = port_vhost_rx_segment(pv, rq, vq, pkt, hdr_len, mrg);
 		return rc;
 	case GSO_ACT_CSUM:
-		return port_vhost_rx_csum(pv, vq, pkt, hdr_len, mrg);
+		return port_vhost_rx_csum(pv, rq, vq, pkt, hdr_len, mrg);
 	case GSO_ACT_SEGMENT:
-		return port_vhost_rx_segment(pv, vq, pkt, hdr_len, mrg);
+		return port_vhost_rx_segment(pv, rq, vq, pkt, hdr_len, mrg);
 	default:
 		return -EPROTO;
 	}
@@ -682,18 +708,19 @@ static void port_vhost_rx_touch(const struct virtq_elem *e)
  *
  * Return: as port_vhost_rx_fill(), 0 if the ring simply had fewer
  */
-static int port_vhost_rx_top_up(struct port_vhost *pv, struct virtq *vq,
+static int port_vhost_rx_top_up(struct port_vhost *pv,
+		struct port_vhost_rxq *rq, struct virtq *vq,
 				unsigned int want)
 {
 	unsigned int n;
 	int rc;
 
-	if (pv->rx_held >= want)
+	if (rq->held >= want)
 		return 0;
-	n = virtq_prefetch(vq, want - pv->rx_held);
+	n = virtq_prefetch(vq, want - rq->held);
 	if (!n)
 		return 0;
-	rc = port_vhost_rx_fill(pv, vq, pv->rx_held + n);
+	rc = port_vhost_rx_fill(pv, rq, vq, rq->held + n);
 	if (rc == -EINVAL)
 		stats_add(&port_ctr(pv->port)->drops[STATS_DROP_BAD_DESC], 1);
 	return rc;
@@ -713,7 +740,8 @@ static int port_vhost_rx_top_up(struct port_vhost *pv, struct virtq *vq,
  * stay held (see above) for port_vhost_rx_one(); a shortage or a bad
  * chain is left for it to meet and count.
  */
-static void port_vhost_rx_warm(struct port_vhost *pv, struct virtq *vq,
+static void port_vhost_rx_warm(struct port_vhost *pv,
+		struct port_vhost_rxq *rq, struct virtq *vq,
 			       unsigned int n)
 {
 	unsigned int i;
@@ -722,16 +750,16 @@ static void port_vhost_rx_warm(struct port_vhost *pv, struct virtq *vq,
 	 * meet and count; a bad chain was counted, and the frames go on to
 	 * fresh chains.
 	 */
-	port_vhost_rx_top_up(pv, vq, MIN(n, PORT_VHOST_RX_BUFS));
-	for (i = 0; i < MIN(pv->rx_held, n); i++)
-		port_vhost_rx_touch(port_vhost_rx_chain(pv, i));
-	virtq_prefetch_used(vq, MIN(pv->rx_held, n));
+	port_vhost_rx_top_up(pv, rq, vq, MIN(n, PORT_VHOST_RX_BUFS));
+	for (i = 0; i < MIN(rq->held, n); i++)
+		port_vhost_rx_touch(port_vhost_rx_chain(rq, i));
+	virtq_prefetch_used(vq, MIN(rq->held, n));
 }
 
 /**
  * port_vhost_stage() - worker, in a dry moment: hold the next RX chain ready
  * @p:		port
- * @cookie:	the source that ran dry (unused: every port has one RX queue)
+ * @cookie:	the TX queue that ran dry: its pair's RX queue is staged
  *
  * A frame for this guest would otherwise start by reading the RX ring's
  * avail entry, then the descriptor it names, then write the buffer that
@@ -747,19 +775,29 @@ static void port_vhost_rx_warm(struct port_vhost *pv, struct virtq *vq,
 void port_vhost_stage(struct port *p, uint32_t cookie)
 {
 	struct port_vhost *pv = p->priv;
-	struct vu_queue *q = &pv->dev.q[PORT_VHOST_RXQ];
-	struct virtq *vq = &q->vq;
+	unsigned int pair = cookie / 2;
+	struct port_vhost_rxq *rq;
+	struct vu_queue *q;
+	struct virtq *vq;
 	unsigned int held;
 	int rc, call = -1;
 
+	/* The RX queue of the pair whose TX queue ran dry: where replies
+	 * to what it sent will come (port_vhost_pick()).
+	 */
+	if (pair >= pv->pairs)
+		return;
+	rq = &pv->rxq[pair];
+	q = &pv->dev.q[2 * pair];
+	vq = &q->vq;
 	if (!vlock_trylock(&q->lock))
 		return;
 	if (!q->started || __atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		goto out;
-	held = pv->rx_held;
-	rc = port_vhost_rx_top_up(pv, vq, PORT_VHOST_RX_STAGE);
-	if (pv->rx_held > held)
-		stats_add(&port_ctr(p)->rx_staged, pv->rx_held - held);
+	held = rq->held;
+	rc = port_vhost_rx_top_up(pv, rq, vq, PORT_VHOST_RX_STAGE);
+	if (rq->held > held)
+		stats_add(&port_ctr(p)->rx_staged, rq->held - held);
 	if (rc == -EIO) {
 		stats_add(&port_ctr(p)->violations, 1);
 		vu_dev_mark_broken(&pv->dev);
@@ -770,27 +808,29 @@ void port_vhost_stage(struct port *p, uint32_t cookie)
 	 */
 	if (rc == -EINVAL)
 		call = port_vhost_publish(q);
-	if (pv->rx_held)
-		port_vhost_rx_touch(port_vhost_rx_chain(pv, 0));
+	if (rq->held)
+		port_vhost_rx_touch(port_vhost_rx_chain(rq, 0));
 out:
 	vlock_unlock(&q->lock);
 	port_vhost_call(p, q, call);
 }
 
 /**
- * port_vhost_xmit() - switch -> guest: deliver frames to the RX queue
+ * port_vhost_xmit_q() - deliver frames to one RX queue
  * @p:		port
+ * @pair:	queue pair, < pv->pairs
  * @pkts:	frames
  * @n:		number of frames
  *
  * Return: frames delivered
  * Context: any worker; serialised with other writers by the RX lock
  */
-unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
-			     unsigned int n)
+static unsigned int port_vhost_xmit_q(struct port *p, unsigned int pair,
+				      struct pkt *const *pkts, unsigned int n)
 {
 	struct port_vhost *pv = p->priv;
-	struct vu_queue *q = &pv->dev.q[PORT_VHOST_RXQ];
+	struct port_vhost_rxq *rq = &pv->rxq[pair];
+	struct vu_queue *q = &pv->dev.q[2 * pair];
 	struct port_stats *st = port_ctr(p);
 	unsigned int i, sent = 0, hdr_len;
 	uint64_t bytes = 0;
@@ -805,10 +845,10 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 	}
 	hdr_len = vu_dev_hdr_len(&pv->dev);
 	mrg = pv->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
-	port_vhost_rx_warm(pv, &q->vq, n);
+	port_vhost_rx_warm(pv, rq, &q->vq, n);
 
 	for (i = 0; i < n; i++) {
-		int rc = port_vhost_rx_frame(pv, &q->vq, pkts[i], hdr_len,
+		int rc = port_vhost_rx_frame(pv, rq, &q->vq, pkts[i], hdr_len,
 					     mrg);
 
 		if (rc == 0) {
@@ -844,5 +884,82 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 
 	stats_add(&st->tx_packets, sent);
 	stats_add(&st->tx_bytes, bytes);
+	return sent;
+}
+
+/**
+ * port_vhost_pick() - the RX queue pair a frame goes to
+ * @pv:		port
+ * @on:		pairs whose RX queue runs (bit i: pair i), more than one
+ * @pkt:	frame
+ *
+ * The pair whose TX queue last sent this flow (the guest chose it: its
+ * replies stay on the CPU that sent), else one spread by the flow's hash.
+ *
+ * Return: pair index
+ */
+static unsigned int port_vhost_pick(const struct port_vhost *pv, uint32_t on,
+				    const struct pkt *pkt)
+{
+	uint32_t h = pkt_flow_hash(pkt);
+	unsigned int e = __atomic_load_n(&pv->flow_pair[h % PORT_VHOST_FLOWS],
+					 __ATOMIC_RELAXED);
+	unsigned int k;
+
+	if (e && (on & 1u << (e - 1)))
+		return e - 1;
+	k = (h >> 8) % (unsigned int)__builtin_popcount(on);
+	while (k--)
+		on &= on - 1;	/* drop the lowest set bit */
+	return (unsigned int)__builtin_ctz(on);
+}
+
+/**
+ * port_vhost_xmit() - switch -> guest: deliver frames to the RX queues
+ * @p:		port
+ * @pkts:	frames
+ * @n:		number of frames, <= PORT_BURST
+ *
+ * One queue pair running (the common case): the whole burst goes to it.
+ * Several: each frame to its flow's pair (port_vhost_pick()), each
+ * pair's share in one delivery, the frames of one flow in order.
+ *
+ * Return: frames delivered
+ * Context: any worker
+ */
+unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
+			     unsigned int n)
+{
+	struct port_vhost *pv = p->priv;
+	uint32_t on = __atomic_load_n(&pv->rx_on, __ATOMIC_ACQUIRE);
+	uint8_t pair[PORT_BURST];
+	struct pkt *grp[PORT_BURST];
+	unsigned int i, j, m, sent = 0;
+
+	if (likely(on == 1))
+		return port_vhost_xmit_q(p, 0, pkts, n);
+	if (!on) {
+		stats_add(&port_ctr(p)->drops[STATS_DROP_PORT_DOWN], n);
+		return 0;
+	}
+	n = MIN(n, (unsigned int)PORT_BURST);
+	if (!(on & (on - 1)))
+		return port_vhost_xmit_q(p, (unsigned int)__builtin_ctz(on),
+					 pkts, n);
+	for (i = 0; i < n; i++)
+		pair[i] = (uint8_t)port_vhost_pick(pv, on, pkts[i]);
+	for (i = 0; i < n; i++) {
+		unsigned int qp = pair[i];
+
+		if (qp == UINT8_MAX)
+			continue;
+		for (m = 0, j = i; j < n; j++) {
+			if (pair[j] != qp)
+				continue;
+			grp[m++] = pkts[j];
+			pair[j] = UINT8_MAX;
+		}
+		sent += port_vhost_xmit_q(p, qp, grp, m);
+	}
 	return sent;
 }

@@ -331,6 +331,7 @@ void vu_dev_init(struct vu_dev *dev, const char *name,
 	snprintf(dev->name, sizeof(dev->name), "%s", name ? name : "vhost");
 	dev->fd = -1;
 	dev->features_offered = features_offered;
+	dev->pairs = 1;
 	dev->ops = ops;
 	dev->opaque = opaque;
 	guest_mem_init(&dev->mem);

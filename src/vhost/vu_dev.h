@@ -26,7 +26,7 @@
 #include "vhost_user.h"
 #include "virtq.h"
 
-#define VU_MAX_QUEUE_PAIRS	1	/* GET_QUEUE_NUM answer */
+#define VU_MAX_QUEUE_PAIRS	16	/* queue pairs a device may have */
 #define VU_MAX_QUEUES		(2 * VU_MAX_QUEUE_PAIRS)
 #define VU_MAX_FDS		VHOST_USER_MAX_FDS
 #define VU_NAME_MAX		32
@@ -111,6 +111,9 @@ struct vu_dev_stats {
  *			0 = unset.  Written by control with every queue
  *			lock held, so the datapath may read it under its
  *			queue lock; cleared on detach and RESET_OWNER
+ * @pairs:		queue pairs this device has, 1..VU_MAX_QUEUE_PAIRS
+ *			(GET_QUEUE_NUM; set by the port after vu_dev_init(),
+ *			default 1): rings beyond them do not exist
  * @owner:		SET_OWNER seen
  * @broken:		the datapath found a ring violation; set with the
  *			queue lock held, read by control, cleared on detach
@@ -143,6 +146,7 @@ struct vu_dev {
 	uint64_t features;
 	uint64_t protocol_features;
 	uint16_t mtu;
+	unsigned int pairs;
 	bool owner;
 	bool broken;
 	struct guest_mem mem;

@@ -47,13 +47,20 @@ typedef int (*vu_handler_fn)(struct vu_dev *dev, struct vhost_user_msg *msg,
 
 /**
  * vu_msg_queue() - queue named by a ring index from the peer
+ * @dev:	device
  * @idx:	index as sent
  *
- * Return: the index, or -EINVAL if we have no such queue
+ * Return: the index, or -EINVAL if the device has no such queue (beyond
+ *	   its @pairs)
  */
-static int vu_msg_queue(uint64_t idx)
+static int vu_msg_queue(const struct vu_dev *dev, uint64_t idx)
 {
-	return idx < VU_MAX_QUEUES ? (int)idx : -EINVAL;
+	if (idx < 2ULL * dev->pairs)
+		return (int)idx;
+	src_warn(dev->log, "%s: ring %llu is beyond the device's %u queue "
+		 "pair(s) (port key queues=)", dev->name,
+		 (unsigned long long)idx, dev->pairs);
+	return -EINVAL;
 }
 
 /**
@@ -141,7 +148,7 @@ static int vu_msg_set_protocol_features(struct vu_dev *dev,
 }
 
 /**
- * vu_msg_get_queue_num() - GET_QUEUE_NUM: queue pairs we support
+ * vu_msg_get_queue_num() - GET_QUEUE_NUM: the device's queue pairs
  * @dev:	device
  * @msg:	checked message
  * @rsize:	out: reply payload size
@@ -151,7 +158,7 @@ static int vu_msg_set_protocol_features(struct vu_dev *dev,
 static int vu_msg_get_queue_num(struct vu_dev *dev, struct vhost_user_msg *msg,
 				uint32_t *rsize)
 {
-	msg->u64 = VU_MAX_QUEUE_PAIRS;
+	msg->u64 = dev->pairs;
 	*rsize = sizeof(msg->u64);
 	return 0;
 }
@@ -331,7 +338,7 @@ static int vu_msg_rem_mem_reg(struct vu_dev *dev, struct vhost_user_msg *msg,
 static int vu_msg_set_vring_num(struct vu_dev *dev, struct vhost_user_msg *msg,
 				uint32_t *rsize)
 {
-	int qi = vu_msg_queue(msg->state.index);
+	int qi = vu_msg_queue(dev, msg->state.index);
 	unsigned int num = msg->state.num;
 
 	if (qi < 0)
@@ -357,7 +364,7 @@ static int vu_msg_set_vring_addr(struct vu_dev *dev, struct vhost_user_msg *msg,
 				 uint32_t *rsize)
 {
 	const struct vhost_vring_addr *a = &msg->addr;
-	int qi = vu_msg_queue(a->index);
+	int qi = vu_msg_queue(dev, a->index);
 	struct vu_queue *q;
 
 	if (qi < 0)
@@ -386,7 +393,7 @@ static int vu_msg_set_vring_addr(struct vu_dev *dev, struct vhost_user_msg *msg,
 static int vu_msg_set_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 				 uint32_t *rsize)
 {
-	int qi = vu_msg_queue(msg->state.index);
+	int qi = vu_msg_queue(dev, msg->state.index);
 
 	if (qi < 0)
 		return qi;
@@ -411,7 +418,7 @@ static int vu_msg_set_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 static int vu_msg_get_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 				 uint32_t *rsize)
 {
-	int qi = vu_msg_queue(msg->state.index);
+	int qi = vu_msg_queue(dev, msg->state.index);
 	struct vu_queue *q;
 
 	if (qi < 0)
@@ -435,12 +442,14 @@ static int vu_msg_get_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 
 /**
  * vu_msg_vring_fd() - ring index and descriptor of a KICK/CALL/ERR message
+ * @dev:	device
  * @msg:	message (descriptor count already checked against NOFD)
  * @fd:		out: the descriptor, now owned by the caller, or -1
  *
  * Return: queue index, or -EINVAL
  */
-static int vu_msg_vring_fd(struct vhost_user_msg *msg, int *fd)
+static int vu_msg_vring_fd(const struct vu_dev *dev,
+			   struct vhost_user_msg *msg, int *fd)
 {
 	uint64_t v = msg->u64;
 	int qi;
@@ -448,7 +457,7 @@ static int vu_msg_vring_fd(struct vhost_user_msg *msg, int *fd)
 	/* Bits other than index and NOFD are reserved. */
 	if (v & ~(VHOST_USER_VRING_IDX_MASK | VHOST_USER_VRING_NOFD_MASK))
 		return -EINVAL;
-	qi = vu_msg_queue(v & VHOST_USER_VRING_IDX_MASK);
+	qi = vu_msg_queue(dev, v & VHOST_USER_VRING_IDX_MASK);
 	if (qi < 0)
 		return qi;
 	*fd = -1;
@@ -500,7 +509,7 @@ static int vu_msg_check_efd(struct vu_dev *dev,
 static int vu_msg_set_vring_kick(struct vu_dev *dev, struct vhost_user_msg *msg,
 				 uint32_t *rsize)
 {
-	int rc, fd, qi = vu_msg_vring_fd(msg, &fd);
+	int rc, fd, qi = vu_msg_vring_fd(dev, msg, &fd);
 	struct vu_queue *q;
 
 	if (qi < 0)
@@ -529,7 +538,7 @@ static int vu_msg_set_vring_kick(struct vu_dev *dev, struct vhost_user_msg *msg,
 static int vu_msg_set_vring_call(struct vu_dev *dev, struct vhost_user_msg *msg,
 				 uint32_t *rsize)
 {
-	int rc, old, fd, qi = vu_msg_vring_fd(msg, &fd);
+	int rc, old, fd, qi = vu_msg_vring_fd(dev, msg, &fd);
 	struct vu_queue *q;
 
 	if (qi < 0)
@@ -562,7 +571,7 @@ static int vu_msg_set_vring_call(struct vu_dev *dev, struct vhost_user_msg *msg,
 static int vu_msg_set_vring_err(struct vu_dev *dev, struct vhost_user_msg *msg,
 				uint32_t *rsize)
 {
-	int rc, fd, qi = vu_msg_vring_fd(msg, &fd);
+	int rc, fd, qi = vu_msg_vring_fd(dev, msg, &fd);
 	struct vu_queue *q;
 
 	if (qi < 0)
@@ -588,7 +597,7 @@ static int vu_msg_set_vring_err(struct vu_dev *dev, struct vhost_user_msg *msg,
 static int vu_msg_set_vring_enable(struct vu_dev *dev,
 				   struct vhost_user_msg *msg, uint32_t *rsize)
 {
-	int qi = vu_msg_queue(msg->state.index);
+	int qi = vu_msg_queue(dev, msg->state.index);
 
 	if (qi < 0)
 		return qi;

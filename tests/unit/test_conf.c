@@ -94,7 +94,7 @@ static const struct spec_case spec_cases[] = {
 	BAD("vhost-user,=x,path=/s", "empty key"),
 	BAD("vhost-user,path=/s,path=/t", "given twice"),
 	BAD("vhost-user,path=" P108, "path too long"),
-	BAD("vhost-user,path=/s,queues=2", "only 1 queue pair"),
+	BAD("vhost-user,path=/s,queues=17", "at most 16 queue pairs"),
 	BAD("vhost-user,path=/s,queues=0", "out of range"),
 	BAD("vhost-user,path=/s,queues=1x", "not a number"),
 	BAD("vhost-user,path=/s,queues=-1", "not a number"),
@@ -372,7 +372,7 @@ static const struct argv_case argv_cases[] = {
 	    "vhost-user,path=/s,name=b" }, "both use path '/s'" },
 	{ { "--ctl", "/s", "--port", "vhost-user,path=/s" },
 	  "uses the --ctl path" },
-	{ { "--port", "vhost-user,path=/s,queues=4" }, "only 1 queue pair" },
+	{ { "--port", "vhost-user,path=/s,queues=99" }, "at most 16 queue pairs" },
 };
 
 static void test_bad_command_lines(void **state)
