@@ -34,6 +34,7 @@
 #define CTL_IO_TIMEOUT_MS	200		/* per read/write */
 #define CTL_DEADLINE_NS		500000000ULL	/* whole exchange */
 #define CTL_REPLY_MAX		(8U << 20)	/* bytes; fdb is ~300 KiB */
+#define CTL_QUEUES_MAX		CONF_QUEUES_MAX	/* queue pairs shown per port */
 
 /**
  * struct ctl_buf - a growing reply
@@ -241,6 +242,32 @@ static void ctl_json_table(struct ctl_buf *b, const struct port *p,
 }
 
 /**
+ * ctl_json_queues() - append ,"queues":[...], a port's per queue pair
+ *		       counters, if its type keeps them
+ * @b:		reply
+ * @p:		port
+ */
+static void ctl_json_queues(struct ctl_buf *b, const struct port *p)
+{
+	struct port_queue_stats qs[CTL_QUEUES_MAX];
+	unsigned int i, n;
+
+	if (!p->ops->queue_stats)
+		return;
+	n = p->ops->queue_stats(p, qs, CTL_QUEUES_MAX);
+	ctl_printf(b, ",\"queues\":[");
+	for (i = 0; i < n; i++)
+		ctl_printf(b, "%s{\"rx_packets\":%llu,\"rx_bytes\":%llu,"
+			   "\"tx_packets\":%llu,\"tx_bytes\":%llu}",
+			   i ? "," : "",
+			   (unsigned long long)qs[i].rx_packets,
+			   (unsigned long long)qs[i].rx_bytes,
+			   (unsigned long long)qs[i].tx_packets,
+			   (unsigned long long)qs[i].tx_bytes);
+	ctl_printf(b, "]");
+}
+
+/**
  * ctl_cmd_ports() - "ports" / "stats": every port, its state and the
  *		     counters of its tables (ctl_port_table())
  * @b:		reply
@@ -269,6 +296,7 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 			   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
 		for (k = 0; (t = ctl_port_table(p, k)); k++)
 			ctl_json_table(b, p, t);
+		ctl_json_queues(b, p);
 		ctl_printf(b, "}");
 		first = false;
 	}
@@ -369,6 +397,59 @@ static void ctl_prom_table(struct ctl_buf *b, const struct stats_table *t)
 }
 
 /**
+ * ctl_prom_queues() - append the per queue pair families
+ * @b:		reply
+ *
+ * vhostd_queue_{rx,tx}_{packets,bytes}_total{port,type,queue}: one
+ * family at a time, a sample per queue pair of every port whose type
+ * keeps them.
+ */
+static void ctl_prom_queues(struct ctl_buf *b)
+{
+	static const struct {
+		const char *name;
+		const char *help;
+		size_t off;
+	} fam[] = {
+		{ "rx_packets", "Frames taken from the guest on the pair.",
+		  offsetof(struct port_queue_stats, rx_packets) },
+		{ "rx_bytes", "Bytes of those frames.",
+		  offsetof(struct port_queue_stats, rx_bytes) },
+		{ "tx_packets", "Frames delivered to the guest on the pair.",
+		  offsetof(struct port_queue_stats, tx_packets) },
+		{ "tx_bytes", "Bytes of those frames.",
+		  offsetof(struct port_queue_stats, tx_bytes) },
+	};
+	unsigned int f, i, q, n = switch_port_count();
+	struct port_queue_stats qs[CTL_QUEUES_MAX];
+
+	for (f = 0; f < ARRAY_SIZE(fam); f++) {
+		ctl_printf(b, "# HELP vhostd_queue_%s_total %s\n"
+			   "# TYPE vhostd_queue_%s_total counter\n",
+			   fam[f].name, fam[f].help, fam[f].name);
+		for (i = 0; i < n; i++) {
+			const struct port *p = switch_port(i);
+			unsigned int nq;
+
+			if (!p || !p->ops->queue_stats)
+				continue;
+			nq = p->ops->queue_stats(p, qs, CTL_QUEUES_MAX);
+			for (q = 0; q < nq; q++) {
+				uint64_t v;
+
+				memcpy(&v, (const uint8_t *)&qs[q] + fam[f].off,
+				       sizeof(v));
+				ctl_printf(b, "vhostd_queue_%s_total",
+					   fam[f].name);
+				ctl_prom_port_labels(b, p);
+				ctl_printf(b, ",queue=\"%u\"} %llu\n", q,
+					   (unsigned long long)v);
+			}
+		}
+	}
+}
+
+/**
  * ctl_cmd_metrics() - "metrics": Prometheus text exposition format
  * @b:		reply
  * Return: 0
@@ -413,6 +494,8 @@ static int ctl_cmd_metrics(struct ctl_buf *b)
 				ctl_prom_table(b, t);
 		}
 	}
+
+	ctl_prom_queues(b);
 
 	ctl_printf(b, "# HELP vhostd_port_macs MACs the port has learned "
 		   "(against its max-macs).\n"

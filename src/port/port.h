@@ -51,6 +51,21 @@ struct port_turn {
 };
 
 /**
+ * struct port_queue_stats - one queue pair's counters, as ctl shows them
+ * @rx_packets:	frames the port took from its peer on the pair (a guest's
+ *		TX queue), as the port's rx_packets
+ * @rx_bytes:	their bytes
+ * @tx_packets:	frames delivered on the pair (a guest's RX queue)
+ * @tx_bytes:	their bytes
+ */
+struct port_queue_stats {
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+};
+
+/**
  * struct port_ops - a port type
  * @type:	name used in --port specs ("vhost-user", "tap")
  * @priv_size:	bytes of per-port private state (port->priv)
@@ -98,6 +113,9 @@ struct port_turn {
  *		not wait for it.  Must not block; may do nothing.  NULL if
  *		there is nothing to prepare (TAP).
  * @timer:	control thread, once a second: housekeeping (may be NULL)
+ * @queue_stats: control thread (ctl): fill up to @max entries of @qs,
+ *		one per queue pair, and return how many (may be NULL: no
+ *		per-queue counters).  Racy reads of the workers' counts.
  * @counters:	the type's counters beyond stats_common: NULL-terminated
  *		list of tables (stats.h), or NULL.  ctl shows a port these
  *		and the common ones, nothing else
@@ -117,6 +135,9 @@ struct port_ops {
 	bool (*arm)(struct port *p, uint32_t q);
 	void (*stage)(struct port *p, uint32_t q);
 	void (*timer)(struct port *p);
+	unsigned int (*queue_stats)(const struct port *p,
+				    struct port_queue_stats *qs,
+				    unsigned int max);
 	const struct stats_table *const *counters;
 };
 

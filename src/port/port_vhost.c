@@ -478,6 +478,34 @@ static const struct stats_table *const port_vhost_counters[] = {
 	&stats_direct, &port_vhost_stats, NULL
 };
 
+/**
+ * port_vhost_queue_stats() - per queue pair counters, for ctl
+ * @p:		port
+ * @qs:		out: one entry per pair
+ * @max:	room in @qs
+ *
+ * Return: entries filled: the port's queue pairs (queues=)
+ */
+static unsigned int port_vhost_queue_stats(const struct port *p,
+					   struct port_queue_stats *qs,
+					   unsigned int max)
+{
+	const struct port_vhost *pv = p->priv;
+	unsigned int i, n = MIN(max, pv->pairs);
+
+	for (i = 0; i < n; i++) {
+		qs[i].rx_packets = __atomic_load_n(&pv->txq[i].packets,
+						   __ATOMIC_RELAXED);
+		qs[i].rx_bytes = __atomic_load_n(&pv->txq[i].bytes,
+						 __ATOMIC_RELAXED);
+		qs[i].tx_packets = __atomic_load_n(&pv->rxq[i].packets,
+						   __ATOMIC_RELAXED);
+		qs[i].tx_bytes = __atomic_load_n(&pv->rxq[i].bytes,
+						 __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
 const struct port_ops port_vhost_ops = {
 	.type = "vhost-user",
 	.priv_size = sizeof(struct port_vhost),
@@ -491,5 +519,6 @@ const struct port_ops port_vhost_ops = {
 	.arm = port_vhost_arm,
 	.stage = port_vhost_stage,
 	.timer = port_vhost_timer,
+	.queue_stats = port_vhost_queue_stats,
 	.counters = port_vhost_counters,
 };

@@ -88,6 +88,8 @@ struct port_vhost_work {
  * @npush:	chains of the last burst, in @heads
  * @total:	chains the turn returned so far
  * @work:	what the turn may still spend
+ * @packets:	frames taken from this queue (ctl reads them, relaxed)
+ * @bytes:	their bytes
  */
 struct port_vhost_txq {
 	struct virtq_elem elems[PORT_BURST];
@@ -96,6 +98,8 @@ struct port_vhost_txq {
 	unsigned int npush;
 	unsigned int total;
 	struct port_vhost_work work;
+	uint64_t packets;
+	uint64_t bytes;
 };
 
 /**
@@ -107,12 +111,32 @@ struct port_vhost_txq {
  *		the front before popping more at the back, so they are
  *		always the last @held chains popped and virtq_unpop()
  *		gives them back when the ring stops (queue_release)
+ * @packets:	frames delivered into this queue (ctl reads them, relaxed)
+ * @bytes:	their bytes
  */
 struct port_vhost_rxq {
 	struct virtq_elem elems[PORT_VHOST_RX_BUFS];
 	unsigned int first;
 	unsigned int held;
+	uint64_t packets;
+	uint64_t bytes;
 };
+
+/**
+ * port_vhost_q_count() - add to a queue's counters
+ * @packets:	counter, written only under the queue's lock
+ * @bytes:	its bytes counter
+ * @n:		frames
+ * @len:	bytes
+ *
+ * One writer at a time (the lock), readers anywhere: relaxed stores.
+ */
+static inline void port_vhost_q_count(uint64_t *packets, uint64_t *bytes,
+				      uint64_t n, uint64_t len)
+{
+	__atomic_store_n(packets, *packets + n, __ATOMIC_RELAXED);
+	__atomic_store_n(bytes, *bytes + len, __ATOMIC_RELAXED);
+}
 
 /**
  * struct port_vhost - private state of a vhost-user port

@@ -404,6 +404,9 @@ enum port_direct_stop port_vhost_rx_direct(struct port *p,
 	}
 	if (sent || bad)
 		call = port_vhost_publish(q);
+	if (sent)
+		port_vhost_q_count(&pv->rxq[0].packets, &pv->rxq[0].bytes,
+				   sent, bytes);
 out:
 	vlock_unlock(&q->lock);
 	port_vhost_call(p, q, call);

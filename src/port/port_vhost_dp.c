@@ -260,6 +260,7 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 	if (npkt) {
 		stats_add(&port_ctr(p)->rx_packets, npkt);
 		stats_add(&port_ctr(p)->rx_bytes, bytes);
+		port_vhost_q_count(&tq->packets, &tq->bytes, npkt, bytes);
 	}
 	/* With several pairs, remember which one each flow left by: its
 	 * replies go to that pair's RX queue (port_vhost_pick()).
@@ -879,6 +880,8 @@ static unsigned int port_vhost_xmit_q(struct port *p, unsigned int pair,
 	}
 	if (pushed && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		call = port_vhost_publish(q);
+	if (sent)
+		port_vhost_q_count(&rq->packets, &rq->bytes, sent, bytes);
 	vlock_unlock(&q->lock);
 	port_vhost_call(p, q, call);
 

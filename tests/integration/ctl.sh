@@ -318,6 +318,9 @@ expected_samples() {
 		elif .key == "learn_refused" then .value | to_entries[] |
 			"vhostd_port_learn_refused_total\(lab($p; .key)) \(.value)"
 		elif .key == "macs" then "vhostd_port_macs\(lab($p; null)) \(.value)"
+		elif .key == "queues" then .value | to_entries[] | .key as $q |
+			.value | to_entries[] |
+			"vhostd_queue_\(.key)_total{port=\"\($p.name)\",queue=\"\($q)\",type=\"\($p.type)\"} \(.value)"
 		elif (.value | type) == "number" then
 			"vhostd_port_\(.key)_total\(lab($p; null)) \(.value)"
 		else "UNMAPPED \(.key)" end),

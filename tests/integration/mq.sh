@@ -9,8 +9,9 @@
 #
 #   mq-pairs      both ports with 2 queue pairs: testpmd sends many flows
 #                 on both TX queues of both ports; every RX queue of both
-#                 ports receives frames (xstats rx_qN_good_packets), and
-#                 vhostd counts no violation
+#                 ports receives frames (xstats rx_qN_good_packets), every
+#                 pair has frames both ways in vhostd's "queues" counters,
+#                 and vhostd counts no violation
 #   mq-fewer      a driver taking 1 pair of a port that offers 2: traffic
 #                 flows on the one it took
 #   mq-too-many   a driver that uses 3 pairs of a port that offers 2
@@ -95,6 +96,12 @@ if wanted mq-pairs; then
 		done
 		v=$(mq_violations)
 		[ "$v" = 0 ] || ERR="${ERR:+$ERR; }$v violations counted"
+		# vhostd's own per-queue counters say the same.
+		idle=$("$VHOSTCTL" --ctl "$TMP/ctl" ports | jq '[.ports[] |
+			.queues[] | select(.rx_packets == 0 or
+					   .tx_packets == 0)] | length')
+		[ "$idle" = 0 ] ||
+			ERR="${ERR:+$ERR; }$idle queue pairs idle in vhostd's counters"
 	fi
 	stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
 	result mq-pairs "$([ -z "$ERR" ] && echo 0 || echo 1)" \
