@@ -77,12 +77,16 @@ struct switch_l2 {
  * @nports:	highest slot in use + 1
  * @fdb:	MAC table
  * @l2:		per-port isolation and storm control, indexed like @ports
+ * @spec:	the spec each port was made from, indexed like @ports, for
+ *		ctl's checks of a port added at run time (portctl.c);
+ *		control thread only
  */
 static struct switch_ctx {
 	struct port ports[SWITCH_PORTS_MAX];
 	unsigned int nports;
 	struct fdb fdb;
 	struct switch_l2 l2[SWITCH_PORTS_MAX];
+	struct conf_port spec[SWITCH_PORTS_MAX];
 } sw;
 
 /**
@@ -186,6 +190,7 @@ int switch_port_add(const struct conf_port *spec)
 		return -ENOSPC;
 
 	memset(&p->stats, 0, sizeof(p->stats));
+	sw.spec[i] = *spec;
 	p->up = false;
 	p->ops = ops;
 	snprintf(p->name, sizeof(p->name), "%s", spec->name);
@@ -225,6 +230,12 @@ int switch_port_add(const struct conf_port *spec)
  * pass it was in: none is still delivering to it or forwarding from it,
  * and none will.  Only then does the port close and its state go.
  *
+ * Its MACs are forgotten after the close (until then its own source
+ * queues may still learn), and then the workers are waited for once
+ * more: a pass that looked a MAC up before the flush may still hold the
+ * slot's index and count a drop on it (drops.port_down), which must not
+ * land in the counters of a port that takes the slot next.
+ *
  * Context: control thread, workers running or not
  */
 void switch_port_del(unsigned int idx)
@@ -239,9 +250,11 @@ void switch_port_del(unsigned int idx)
 	p->ops->close(p);
 	fdb_flush_port(&sw.fdb, (uint16_t)idx);
 	switch_l2_fini(idx);
+	port_quiesce();
 	free(p->priv);
 	p->priv = NULL;
 	p->ops = NULL;
+	memset(&sw.spec[idx], 0, sizeof(sw.spec[idx]));
 }
 
 /**
@@ -273,6 +286,17 @@ struct port *switch_port(unsigned int idx)
 	    !__atomic_load_n(&sw.ports[idx].in_use, __ATOMIC_SEQ_CST))
 		return NULL;
 	return &sw.ports[idx];
+}
+
+/**
+ * switch_port_spec() - the spec a port was made from
+ * @idx:	index
+ * Return: the spec, or NULL if @idx is out of range or free
+ * Context: control thread
+ */
+const struct conf_port *switch_port_spec(unsigned int idx)
+{
+	return switch_port(idx) ? &sw.spec[idx] : NULL;
 }
 
 /**

@@ -29,6 +29,7 @@
  * switch_set_up()	the port starts or stops taking frames; down
  *			forgets its MACs (struct port_host's set_up).
  * switch_port()	port at @idx, or NULL if the slot is free.
+ * switch_port_spec()	the spec port @idx was made from, or NULL (control).
  * switch_port_count()	highest index in use + 1.
  * switch_forward()	worker: forward @n frames received on @src.
  * switch_learn()	worker: learn a frame's unicast source @mac on @src
@@ -44,6 +45,7 @@ int switch_port_add(const struct conf_port *spec);
 void switch_port_del(unsigned int idx);
 void switch_set_up(struct port *p, bool up);
 struct port *switch_port(unsigned int idx);
+const struct conf_port *switch_port_spec(unsigned int idx);
 unsigned int switch_port_count(void);
 void switch_forward(struct port *src, struct pkt *const *pkts,
 		    unsigned int n);
