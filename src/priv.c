@@ -60,6 +60,11 @@ static struct priv_user {
 	gid_t groups[PRIV_GROUPS_MAX];
 } priv;
 
+/* priv_drop() has run (control thread writes it once; read by the
+ * control thread, which is the only one that adds ports or TAP queues).
+ */
+static bool priv_done;
+
 /**
  * priv_have() - whether the calling thread has @cap in its effective set
  * @cap:	capability
@@ -283,4 +288,14 @@ void priv_drop(bool steer_maps)
 	     text && strcmp(text, "=") ? text : "none");
 	cap_free(text);
 	cap_free(now);
+	priv_done = true;
+}
+
+/**
+ * priv_dropped() - whether start-up's privileges are gone
+ * Return: true once priv_drop() has run
+ */
+bool priv_dropped(void)
+{
+	return priv_done;
 }

@@ -24,9 +24,13 @@
  * priv_drop()		end of start-up, before the workers start: switch
  *			user, drop capabilities but what @steer_maps needs,
  *			set no_new_privs; die() naming the step that failed.
+ * priv_dropped()	whether priv_drop() has run: start-up is over, and
+ *			what needs a capability (a TAP, its queues) cannot
+ *			be done any more.
  */
 void priv_init(const struct conf_user *u);
 uint32_t priv_run_uid(void);
 void priv_drop(bool steer_maps);
+bool priv_dropped(void);
 
 #endif /* VHOSTD_PRIV_H */

@@ -344,7 +344,11 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 		if (!d || d->ops != &port_vhost_ops)
 			continue;
 		if (!t->port_queue[i]) {
-			rc = tap_queue_add(p, t, i);
+			/* A guest port added after start-up (ctl "port add"):
+			 * the open() and TUNSETIFF of a queue are no longer
+			 * ours to make (and not on the seccomp allow-list).
+			 */
+			rc = priv_dropped() ? -EPERM : tap_queue_add(p, t, i);
 			if (rc < 0) {
 				src_warn(&p->log, "port %s: no tun queue for "
 					 "%s (%s): its frames take the bounce "
