@@ -25,20 +25,24 @@
 
 /**
  * struct vhostctl_cmd - a command the daemon understands
- * @name:	word sent on the socket
+ * @name:	words sent on the socket
+ * @arg:	the one argument it takes, for --help; NULL: none
  * @help:	one line for --help
  */
 struct vhostctl_cmd {
 	const char *name;
+	const char *arg;
 	const char *help;
 };
 
 static const struct vhostctl_cmd vhostctl_cmds[] = {
-	{ "ports",	"ports, state and counters (JSON)" },
-	{ "stats",	"same as ports" },
-	{ "fdb",	"learned MAC addresses: mac, port, age (JSON)" },
-	{ "metrics",	"counters in Prometheus text format" },
-	{ "help",	"the daemon's own command list" },
+	{ "ports",	NULL,	"ports, state and counters (JSON)" },
+	{ "stats",	NULL,	"same as ports" },
+	{ "fdb",	NULL,	"learned MAC addresses: mac, port, age (JSON)" },
+	{ "metrics",	NULL,	"counters in Prometheus text format" },
+	{ "port add",	"SPEC",	"add a port, SPEC as for vhostd --port" },
+	{ "port del",	"NAME",	"remove a port, with its MACs and counters" },
+	{ "help",	NULL,	"the daemon's own command list" },
 };
 
 /**
@@ -50,33 +54,55 @@ static void vhostctl_usage(FILE *f)
 	size_t i;
 
 	fprintf(f,
-		"Usage: vhostctl [--ctl PATH] COMMAND\n"
-		"Query a running vhostd through its control socket.\n"
+		"Usage: vhostctl [--ctl PATH] COMMAND [ARG]\n"
+		"Query or change a running vhostd through its control socket.\n"
 		"\n"
 		"  -c, --ctl PATH   control socket (default: $VHOSTD_CTL, "
 		"else %s)\n"
 		"  -h, --help       this text\n"
 		"\n"
 		"Commands:\n", VHOSTCTL_DEFAULT_PATH);
-	for (i = 0; i < sizeof(vhostctl_cmds) / sizeof(vhostctl_cmds[0]); i++)
-		fprintf(f, "  %-10s %s\n", vhostctl_cmds[i].name,
-			vhostctl_cmds[i].help);
-	fprintf(f, "\nExit status: 0 ok, 1 daemon unreachable or error "
-		"reply, 2 usage error.\n");
+	for (i = 0; i < sizeof(vhostctl_cmds) / sizeof(vhostctl_cmds[0]); i++) {
+		char use[32];
+
+		snprintf(use, sizeof(use), "%s%s%s", vhostctl_cmds[i].name,
+			 vhostctl_cmds[i].arg ? " " : "",
+			 vhostctl_cmds[i].arg ? vhostctl_cmds[i].arg : "");
+		fprintf(f, "  %-14s %s\n", use, vhostctl_cmds[i].help);
+	}
+	fprintf(f, "\nExample: vhostctl port add "
+		"vhost-user,path=/run/vhostd/vm3.sock,name=vm3\n"
+		"\nExit status: 0 ok, 1 daemon unreachable or error "
+		"reply (the message on stderr), 2 usage error.\n");
 }
 
 /**
  * vhostctl_find() - look a command up in the table
- * @name:	command word
+ * @argc:	words left on the command line
+ * @argv:	those words
+ * @used:	set to how many words the command's name takes
  * Return: the entry, or NULL
  */
-static const struct vhostctl_cmd *vhostctl_find(const char *name)
+static const struct vhostctl_cmd *vhostctl_find(int argc, char **argv,
+						int *used)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(vhostctl_cmds) / sizeof(vhostctl_cmds[0]); i++)
-		if (!strcmp(vhostctl_cmds[i].name, name))
+	for (i = 0; i < sizeof(vhostctl_cmds) / sizeof(vhostctl_cmds[0]); i++) {
+		const char *name = vhostctl_cmds[i].name;
+		const char *sp = strchr(name, ' ');
+
+		if (!sp && !strcmp(name, argv[0])) {
+			*used = 1;
 			return &vhostctl_cmds[i];
+		}
+		if (sp && argc >= 2 && strlen(argv[0]) == (size_t)(sp - name) &&
+		    !strncmp(name, argv[0], (size_t)(sp - name)) &&
+		    !strcmp(sp + 1, argv[1])) {
+			*used = 2;
+			return &vhostctl_cmds[i];
+		}
+	}
 	return NULL;
 }
 
@@ -120,10 +146,11 @@ static int vhostctl_connect(const char *path)
 /**
  * vhostctl_run() - send @cmd, copy the reply to stdout (or stderr)
  * @fd:		connected socket
- * @cmd:	command word
+ * @cmd:	command words
+ * @arg:	its argument, or NULL
  * Return: exit status
  */
-static int vhostctl_run(int fd, const char *cmd)
+static int vhostctl_run(int fd, const char *cmd, const char *arg)
 {
 	char buf[65536];
 	size_t head = 0, total = 0;
@@ -131,7 +158,7 @@ static int vhostctl_run(int fd, const char *cmd)
 	bool is_err = false;
 	FILE *out = stdout;
 
-	if (dprintf(fd, "%s\n", cmd) < 0) {
+	if (dprintf(fd, "%s%s%s\n", cmd, arg ? " " : "", arg ? arg : "") < 0) {
 		fprintf(stderr, "vhostctl: send: %s\n", strerror(errno));
 		return 1;
 	}
@@ -193,7 +220,8 @@ int main(int argc, char **argv)
 	};
 	const char *path = getenv("VHOSTD_CTL");
 	const struct vhostctl_cmd *cmd;
-	int opt, fd, rc;
+	const char *arg = NULL;
+	int opt, fd, rc, used, left;
 
 	if (!path || !*path)
 		path = VHOSTCTL_DEFAULT_PATH;
@@ -210,23 +238,41 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "vhostctl: %s\n", optind >= argc ?
-			"missing COMMAND" : "one COMMAND at a time");
+	if (optind >= argc) {
+		fprintf(stderr, "vhostctl: missing COMMAND\n");
 		vhostctl_usage(stderr);
 		return 2;
 	}
-	cmd = vhostctl_find(argv[optind]);
+	left = argc - optind;
+	cmd = vhostctl_find(left, argv + optind, &used);
 	if (!cmd) {
-		fprintf(stderr, "vhostctl: unknown command '%s' (see --help)\n",
-			argv[optind]);
+		fprintf(stderr, "vhostctl: unknown command '%s%s%s' (see "
+			"--help)\n", argv[optind], left > 1 ? " " : "",
+			left > 1 ? argv[optind + 1] : "");
 		return 2;
+	}
+	if (left != used + !!cmd->arg) {
+		fprintf(stderr, "vhostctl: %s: %s\n", cmd->name,
+			left < used + !!cmd->arg ? "missing argument" :
+			"one COMMAND at a time");
+		vhostctl_usage(stderr);
+		return 2;
+	}
+	if (cmd->arg) {
+		arg = argv[optind + used];
+		/* The daemon reads one line of blank-separated words. */
+		if (!*arg || strpbrk(arg, " \t\n")) {
+			fprintf(stderr, "vhostctl: %s: %s must be one word, "
+				"without blanks or newlines\n", cmd->name,
+				cmd->arg);
+			return 2;
+		}
 	}
 
 	fd = vhostctl_connect(path);
 	if (fd < 0)
 		return 1;
-	rc = vhostctl_run(fd, cmd->name);
+	rc = vhostctl_run(fd, cmd->name, arg);
 	close(fd);
 	return rc;
 }

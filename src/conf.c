@@ -525,6 +525,7 @@ int conf_parse_port(const char *spec, unsigned int index,
 			 spec);
 	if (!vhost && !seen_ifname)
 		SPEC_ERR("missing required key 'ifname'", spec);
+	out->named = seen_name;
 	if (!seen_name)
 		snprintf(out->name, sizeof(out->name), "%s%u",
 			 vhost ? "vu" : "tap", index);

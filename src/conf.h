@@ -83,6 +83,7 @@ struct conf_user {
  * struct conf_port - one --port spec
  * @type:	"vhost-user" or "tap"
  * @name:	port name (default: type + index, e.g. "vu0", "tap1")
+ * @named:	@name was given (name=), not the default
  * @path:	vhost-user socket path
  * @client:	vhost-user: connect to @path instead of listening
  * @queues:	vhost-user: queue pairs offered (queues=, 1..16,
@@ -107,6 +108,7 @@ struct conf_user {
 struct conf_port {
 	char type[CONF_NAME_MAX];
 	char name[CONF_NAME_MAX];
+	bool named;
 	char path[CONF_PATH_MAX];
 	bool client;
 	unsigned int queues;

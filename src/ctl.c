@@ -11,6 +11,11 @@
  * No counter is named here: "ports"/"stats" and "metrics" print what the
  * counter tables describe (stats.h), stats_common for every port, then
  * the tables of its type (port_ops.counters).
+ *
+ * "port add SPEC" and "port del NAME" change the port table (portctl.c),
+ * only in a daemon serving the socket (ctl_open()): ctl_exec() called
+ * elsewhere -- unit tests, the fuzzer -- checks the argument and stops
+ * there.  Whoever may connect may add and remove ports: --ctl-perm.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -26,6 +31,7 @@
 #include "ctl.h"
 #include "fdb.h"
 #include "log.h"
+#include "portctl.h"
 #include "stats.h"
 #include "switch.h"
 #include "usock.h"
@@ -57,6 +63,11 @@ static dev_t ctl_dev;
 static ino_t ctl_ino;
 /* --ctl-perm: the socket's peer allow-list, checked at each accept. */
 static struct conf_sock ctl_sock;
+/* The socket's path, which no port may take; set by ctl_open(), which
+ * is also what lets "port add" and "port del" change anything.
+ */
+static char ctl_path[CONF_PATH_MAX];
+static bool ctl_live;
 
 /**
  * ctl_printf() - append to a reply
@@ -271,9 +282,10 @@ static void ctl_json_queues(struct ctl_buf *b, const struct port *p)
  * ctl_cmd_ports() - "ports" / "stats": every port, its state and the
  *		     counters of its tables (ctl_port_table())
  * @b:		reply
+ * @arg:		unused
  * Return: 0
  */
-static int ctl_cmd_ports(struct ctl_buf *b)
+static int ctl_cmd_ports(struct ctl_buf *b, const char *arg)
 {
 	unsigned int i, k, n = switch_port_count();
 	const struct stats_table *t;
@@ -307,12 +319,13 @@ static int ctl_cmd_ports(struct ctl_buf *b)
 /**
  * ctl_cmd_fdb() - "fdb": the MAC table, learned and static entries
  * @b:		reply
+ * @arg:		unused
  * Return: 0
  *
  * Reads slots with the same atomic loads as the datapath; the listing is
  * a snapshot that may be stale by the time it is printed.
  */
-static int ctl_cmd_fdb(struct ctl_buf *b)
+static int ctl_cmd_fdb(struct ctl_buf *b, const char *arg)
 {
 	const struct fdb *f = switch_fdb();
 	uint32_t now = now_s();
@@ -452,13 +465,14 @@ static void ctl_prom_queues(struct ctl_buf *b)
 /**
  * ctl_cmd_metrics() - "metrics": Prometheus text exposition format
  * @b:		reply
+ * @arg:		unused
  * Return: 0
  *
  * The port's state (up, MACs), then the counters of every table some
  * port shows, each table once: stats_common, then the types' tables in
  * the order the ports first show them.
  */
-static int ctl_cmd_metrics(struct ctl_buf *b)
+static int ctl_cmd_metrics(struct ctl_buf *b, const char *arg)
 {
 	unsigned int i, j, k, n = switch_port_count();
 	const struct stats_table *t;
@@ -522,40 +536,120 @@ static int ctl_cmd_metrics(struct ctl_buf *b)
 	return 0;
 }
 
-static int ctl_cmd_help(struct ctl_buf *b);
+static int ctl_cmd_help(struct ctl_buf *b, const char *arg);
+
+/**
+ * ctl_error() - append an error object
+ * @b:		reply
+ * @msg:	one line
+ * Return: -EINVAL
+ */
+static int ctl_error(struct ctl_buf *b, const char *msg)
+{
+	ctl_printf(b, "{\"error\":");
+	ctl_json_str(b, msg);
+	ctl_printf(b, "}\n");
+	return -EINVAL;
+}
+
+/**
+ * ctl_port_ok() - the reply to a port change: {"ok":true,"port":{...}}
+ * @b:		reply
+ * @name:	the port's name
+ * @idx:	its index, or SWITCH_PORTS_MAX if only checked
+ * Return: 0
+ */
+static int ctl_port_ok(struct ctl_buf *b, const char *name, int idx)
+{
+	ctl_printf(b, "{\"ok\":true,\"port\":{\"name\":");
+	ctl_json_str(b, name);
+	if (idx < SWITCH_PORTS_MAX)
+		ctl_printf(b, ",\"idx\":%d}}\n", idx);
+	else
+		ctl_printf(b, "},\"checked_only\":true}\n");
+	return 0;
+}
+
+/**
+ * ctl_cmd_port_add() - "port add SPEC": a port, SPEC as --port takes it
+ * @b:		reply
+ * @arg:	SPEC
+ * Return: 0, or -EINVAL (the reply is an error naming the key at fault)
+ */
+static int ctl_cmd_port_add(struct ctl_buf *b, const char *arg)
+{
+	char name[CONF_NAME_MAX], err[CTL_LINE_MAX];
+	int rc = portctl_add(arg, ctl_path, ctl_live, name, err, sizeof(err));
+
+	if (rc < 0)
+		return ctl_error(b, err);
+	return ctl_port_ok(b, name, rc);
+}
+
+/**
+ * ctl_cmd_port_del() - "port del NAME": close a port, forget its MACs and
+ *			counters
+ * @b:		reply
+ * @arg:	NAME
+ * Return: 0, or -EINVAL (no such port)
+ */
+static int ctl_cmd_port_del(struct ctl_buf *b, const char *arg)
+{
+	char err[CTL_LINE_MAX];
+	int rc = portctl_del(arg, ctl_live, err, sizeof(err));
+
+	if (rc < 0)
+		return ctl_error(b, err);
+	return ctl_port_ok(b, arg, ctl_live ? rc : SWITCH_PORTS_MAX);
+}
 
 /**
  * struct ctl_cmd - one command
  * @name:	what the client sends
- * @fn:		builds the reply; returns 0 or -EINVAL (reply is an error)
+ * @fn:		builds the reply from the argument ("" if none); returns 0
+ *		or -EINVAL (reply is an error)
+ * @arg:	what follows @name and a blank, for "help"; NULL: nothing
+ *		may follow
  * @help:	one line for "help"
  */
 struct ctl_cmd {
 	const char *name;
-	int (*fn)(struct ctl_buf *b);
+	int (*fn)(struct ctl_buf *b, const char *arg);
+	const char *arg;
 	const char *help;
 };
 
 static const struct ctl_cmd ctl_cmds[] = {
-	{ "ports",	ctl_cmd_ports,	 "ports and counters (JSON)" },
-	{ "stats",	ctl_cmd_ports,	 "same as ports" },
-	{ "fdb",	ctl_cmd_fdb,	 "learned MAC addresses (JSON)" },
-	{ "metrics",	ctl_cmd_metrics, "counters, Prometheus text format" },
-	{ "help",	ctl_cmd_help,	 "this list" },
+	{ "ports",	ctl_cmd_ports,	  NULL, "ports and counters (JSON)" },
+	{ "stats",	ctl_cmd_ports,	  NULL, "same as ports" },
+	{ "fdb",	ctl_cmd_fdb,	  NULL, "learned MAC addresses (JSON)" },
+	{ "metrics",	ctl_cmd_metrics,  NULL,
+	  "counters, Prometheus text format" },
+	{ "port add",	ctl_cmd_port_add, "SPEC",
+	  "add a port; SPEC as vhostd --port takes it (JSON)" },
+	{ "port del",	ctl_cmd_port_del, "NAME",
+	  "remove a port, its MACs and counters (JSON)" },
+	{ "help",	ctl_cmd_help,	  NULL, "this list" },
 };
 
 /**
  * ctl_cmd_help() - "help": the command list, plain text
  * @b:		reply
+ * @arg:		unused
  * Return: 0
  */
-static int ctl_cmd_help(struct ctl_buf *b)
+static int ctl_cmd_help(struct ctl_buf *b, const char *arg)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(ctl_cmds); i++)
-		ctl_printf(b, "%-10s %s\n", ctl_cmds[i].name,
-			   ctl_cmds[i].help);
+	for (i = 0; i < ARRAY_SIZE(ctl_cmds); i++) {
+		char use[32];
+
+		snprintf(use, sizeof(use), "%s%s%s", ctl_cmds[i].name,
+			 ctl_cmds[i].arg ? " " : "",
+			 ctl_cmds[i].arg ? ctl_cmds[i].arg : "");
+		ctl_printf(b, "%-14s %s\n", use, ctl_cmds[i].help);
+	}
 	return 0;
 }
 
@@ -586,11 +680,41 @@ int ctl_exec(const char *line, char **reply, size_t *len)
 	n = (size_t)(e - s);
 
 	for (i = 0; i < ARRAY_SIZE(ctl_cmds); i++) {
-		if (strlen(ctl_cmds[i].name) == n &&
-		    !memcmp(ctl_cmds[i].name, s, n)) {
-			rc = ctl_cmds[i].fn(&b);
+		size_t l = strlen(ctl_cmds[i].name);
+		char arg[CTL_LINE_MAX];
+
+		if (n < l || memcmp(ctl_cmds[i].name, s, l))
+			continue;
+		if (!ctl_cmds[i].arg) {
+			if (n != l)
+				continue;
+			rc = ctl_cmds[i].fn(&b, "");
 			break;
 		}
+		if (n > l && s[l] != ' ' && s[l] != '\t')
+			continue;	/* "port added": another word */
+		/* The argument: one word, blanks around it dropped. */
+		s += l;
+		n -= l;
+		while (n && (*s == ' ' || *s == '\t')) {
+			s++;
+			n--;
+		}
+		if (!n) {
+			snprintf(arg, sizeof(arg), "%s: missing %s",
+				 ctl_cmds[i].name, ctl_cmds[i].arg);
+			rc = ctl_error(&b, arg);
+		} else if (n >= sizeof(arg) || memchr(s, ' ', n) ||
+			   memchr(s, '\t', n)) {
+			snprintf(arg, sizeof(arg), "%s: %s is one word, no "
+				 "blanks", ctl_cmds[i].name, ctl_cmds[i].arg);
+			rc = ctl_error(&b, arg);
+		} else {
+			memcpy(arg, s, n);
+			arg[n] = '\0';
+			rc = ctl_cmds[i].fn(&b, arg);
+		}
+		break;
 	}
 	if (i == ARRAY_SIZE(ctl_cmds)) {
 		char cmd[48];
@@ -817,6 +941,8 @@ int ctl_open(const char *path, const struct conf_sock *s)
 	if (rc < 0)
 		goto err;
 	ctl_sock = *s;
+	snprintf(ctl_path, sizeof(ctl_path), "%s", path);
+	ctl_live = true;
 	if (lstat(path, &st) < 0 || listen(fd, 16) < 0) {
 		rc = -errno;
 		unlink(path);

@@ -14,7 +14,7 @@
 
 #include "conf.h"
 
-#define CTL_LINE_MAX	256	/* longest command line accepted */
+#define CTL_LINE_MAX	1024	/* longest command line: "port add " + a spec */
 
 /*
  * ctl_open()	create the listening socket at @path with @s's mode, owner

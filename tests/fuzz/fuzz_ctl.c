@@ -6,7 +6,9 @@
  * a complete reply: no crash, no read past the line, and a reply that is
  * printable ASCII and newlines only (JSON text must be UTF-8, and an echo
  * of a client's bytes must not smuggle control characters into a
- * terminal); an unknown command gets a JSON error object.
+ * terminal); an unknown command gets a JSON error object.  "port add"
+ * and "port del" only check their argument here (no control socket is
+ * open: ctl.c), so a fuzzed spec never creates a socket file.
  */
 #include <errno.h>
 #include <stddef.h>

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* portctl.c - ports added and removed at run time (ctl "port add/del")
+ *
+ * A spec from ctl is held to what conf.c holds the command line to: the
+ * same parser (conf_parse_port()), then the checks conf_check_ports()
+ * makes between ports, against the ports there are now: a name, a socket
+ * path and a locked MAC belong to one port only, and no port takes the
+ * control socket's path.  A port without name= gets the first free
+ * "vu<N>" from its slot's index up, so a default name never collides.
+ *
+ * TAP ports are refused: creating or attaching a TAP needs CAP_NET_ADMIN
+ * (open of /dev/net/tun, TUNSETIFF), which priv_drop() gave up at the end
+ * of start-up in every configuration, and the seccomp filter does not
+ * allow TUNSETIFF either.  A vhost-user port needs only what the running
+ * daemon keeps (doc/security.md, "Ports added at run time").
+ *
+ * Removal is switch_port_del(): out of forwarding, workers quiesced,
+ * closed, its MACs and counters gone with its slot.  The --state file is
+ * saved at once, so that a restart within the save period does not bring
+ * back the counters or MACs of a port that is gone.
+ *
+ * Every error is one line, prefixed "port add: " or "port del: ", naming
+ * the key or the port at fault.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conf.h"
+#include "log.h"
+#include "portctl.h"
+#include "state.h"
+#include "switch.h"
+#include "util.h"
+
+/* What conf.c's messages start with, replaced by our own prefix. */
+#define PORTCTL_CONF_PREFIX	"vhostd: --port "
+
+/**
+ * portctl_find() - the port named @name
+ * @name:	port name
+ * Return: its index, or -1
+ */
+static int portctl_find(const char *name)
+{
+	unsigned int i, n = switch_port_count();
+
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+
+		if (p && !strcmp(p->name, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+/**
+ * portctl_free_slot() - the slot switch_port_add() will take
+ * Return: its index, or SWITCH_PORTS_MAX if the table is full
+ */
+static unsigned int portctl_free_slot(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < SWITCH_PORTS_MAX; i++)
+		if (!switch_port(i))
+			break;
+	return i;
+}
+
+/**
+ * portctl_conflict() - whether @cp shares a name, path or locked MAC with
+ *			a port there is, or the control socket's path
+ * @cp:		parsed spec
+ * @ctl_path:	control socket path ("" if none)
+ * @err:	the one-line message, on conflict
+ * @errlen:	its size
+ * Return: 0, or -EEXIST with @err set
+ */
+static int portctl_conflict(const struct conf_port *cp, const char *ctl_path,
+			    char *err, size_t errlen)
+{
+	unsigned int i, n = switch_port_count();
+
+	if (*cp->path && !strcmp(cp->path, ctl_path)) {
+		snprintf(err, errlen, "port add: path '%s' is the control "
+			 "socket's", cp->path);
+		return -EEXIST;
+	}
+	for (i = 0; i < n; i++) {
+		const struct conf_port *o = switch_port_spec(i);
+		const struct port *p = switch_port(i);
+
+		if (!o || !p)
+			continue;
+		if (!strcmp(cp->name, p->name)) {
+			snprintf(err, errlen, "port add: name '%s' is already "
+				 "in use (port %u)", cp->name, i);
+			return -EEXIST;
+		}
+		if (*cp->path && !strcmp(cp->path, o->path)) {
+			snprintf(err, errlen, "port add: path '%s' is already "
+				 "used by port '%s'", cp->path, p->name);
+			return -EEXIST;
+		}
+		if (cp->has_mac && o->has_mac &&
+		    !memcmp(cp->mac, o->mac, sizeof(cp->mac))) {
+			snprintf(err, errlen, "port add: mac "
+				 "%02x:%02x:%02x:%02x:%02x:%02x is already "
+				 "locked to port '%s'", cp->mac[0], cp->mac[1],
+				 cp->mac[2], cp->mac[3], cp->mac[4], cp->mac[5],
+				 p->name);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+/**
+ * portctl_default_name() - a default name no port has
+ * @cp:		parsed spec without name=; its name is replaced
+ * @slot:	the slot it will take
+ */
+static void portctl_default_name(struct conf_port *cp, unsigned int slot)
+{
+	unsigned int k;
+
+	/* At most SWITCH_PORTS_MAX names are taken: one of as many + 1
+	 * candidates is free.
+	 */
+	for (k = slot; k <= slot + SWITCH_PORTS_MAX; k++) {
+		snprintf(cp->name, sizeof(cp->name), "vu%u", k);
+		if (portctl_find(cp->name) < 0)
+			return;
+	}
+}
+
+/**
+ * portctl_add() - parse, check and (if @apply) create a port
+ * @spec:	a --port spec, e.g. "vhost-user,path=/run/vhostd/vm3.sock"
+ * @ctl_path:	the control socket's path ("" if none)
+ * @apply:	create the port; false: check only (unit tests, fuzzing)
+ * @name:	the port's name, CONF_NAME_MAX bytes (set on success)
+ * @err:	one-line message on failure
+ * @errlen:	its size
+ *
+ * Return: the new port's index (SWITCH_PORTS_MAX if not @apply), or
+ *	   -errno with @err set: -EINVAL bad spec, -EPERM a TAP, -EEXIST a
+ *	   name, path or MAC taken, -ENOSPC table full, else what the
+ *	   port's open returned
+ * Context: control thread, workers running
+ */
+int portctl_add(const char *spec, const char *ctl_path, bool apply,
+		char *name, char *err, size_t errlen)
+{
+	unsigned int slot = portctl_free_slot();
+	struct conf_port cp;
+	int rc;
+
+	if (conf_parse_port(spec, slot, &cp, err, errlen) < 0) {
+		size_t l = strlen(PORTCTL_CONF_PREFIX);
+		char msg[1024];
+
+		/* "vhostd: --port 'SPEC': unknown key 'x'" from conf.c */
+		snprintf(msg, sizeof(msg), "port add: %s",
+			 strncmp(err, PORTCTL_CONF_PREFIX, l) ? err : err + l);
+		snprintf(err, errlen, "%s", msg);
+		return -EINVAL;
+	}
+	if (!strcmp(cp.type, "tap")) {
+		snprintf(err, errlen, "port add: tap ports need privileges "
+			 "vhostd dropped at start-up; add them on the command "
+			 "line");
+		return -EPERM;
+	}
+	if (slot >= SWITCH_PORTS_MAX) {
+		snprintf(err, errlen, "port add: the port table is full (%d "
+			 "ports)", SWITCH_PORTS_MAX);
+		return -ENOSPC;
+	}
+	if (!cp.named)
+		portctl_default_name(&cp, slot);
+	rc = portctl_conflict(&cp, ctl_path, err, errlen);
+	if (rc < 0)
+		return rc;
+	snprintf(name, CONF_NAME_MAX, "%s", cp.name);
+	if (!apply)
+		return SWITCH_PORTS_MAX;
+
+	rc = switch_port_add(&cp);
+	if (rc < 0) {
+		snprintf(err, errlen, "port add: '%s': cannot open %s: %s",
+			 cp.name, cp.path, strerror(-rc));
+		return rc;
+	}
+	info("ctl: port %s (%s %s) added, index %d", cp.name, cp.type,
+	     cp.path, rc);
+	return rc;
+}
+
+/**
+ * portctl_del() - remove the port named @name
+ * @name:	port name
+ * @apply:	remove it; false: check only
+ * @err:	one-line message on failure
+ * @errlen:	its size
+ *
+ * Return: the removed port's index, or -ENOENT with @err set
+ * Context: control thread, workers running
+ */
+int portctl_del(const char *name, bool apply, char *err, size_t errlen)
+{
+	int idx = portctl_find(name), rc;
+
+	if (idx < 0) {
+		snprintf(err, errlen, "port del: no port named '%.*s'",
+			 CONF_NAME_MAX, name);
+		return -ENOENT;
+	}
+	if (!apply)
+		return idx;
+	switch_port_del((unsigned int)idx);
+	info("ctl: port %s removed (index %d)", name, idx);
+	/* Without a --state file this is -EBADF, and nothing to do. */
+	rc = state_save();
+	if (rc < 0 && rc != -EBADF)
+		warn("state: cannot save after removing %s: %s", name,
+		     strerror(-rc));
+	return idx;
+}

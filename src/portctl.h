@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* portctl.h - ports added and removed at run time, for ctl
+ *
+ * portctl_add()	parse a --port spec, check it against the ports
+ *			there are, create the port (if @apply); its index,
+ *			or -errno with a one-line message in @err.
+ * portctl_del()	remove the port named @name (if @apply); its index,
+ *			or -ENOENT with a one-line message in @err.
+ *
+ * Both run on the control thread while the workers run; with @apply
+ * false they only check (what ctl_exec() does outside a daemon: the unit
+ * tests and the fuzzer).
+ */
+#ifndef VHOSTD_PORTCTL_H
+#define VHOSTD_PORTCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+int portctl_add(const char *spec, const char *ctl_path, bool apply,
+		char *name, char *err, size_t errlen);
+int portctl_del(const char *name, bool apply, char *err, size_t errlen);
+
+#endif /* VHOSTD_PORTCTL_H */
