@@ -128,6 +128,16 @@ static const struct sandbox_rule sandbox_rules[] = {
 	 */
 	SB_ARG(socket, SB_ALL, 0, 0xffffffffULL, AF_UNIX),
 	SB(connect),		/* client-mode ports reconnecting */
+	/* ctl "port add": a vhost-user server socket (port_vhost_listen(),
+	 * usock_bind()).  Only unix sockets can exist to bind (socket()
+	 * above), and nothing the running daemon creates is privileged.
+	 */
+	SB(bind),
+	SB(listen),
+	SB(umask),		/* usock_bind(): the socket's mode= */
+	SB(chmod),		/* the same, under a default ACL */
+	SB(fchmodat),		/* the same, where libc uses it */
+	SB(fchownat),		/* owner=/group= (no CAP_CHOWN: own ids) */
 	SB(getsockopt),		/* SO_PEERCRED/SO_PEERGROUPS, SO_ERROR */
 	SB(setsockopt),		/* vu_dev.c: SO_RCVTIMEO/SO_SNDTIMEO */
 	/* ---- event loops ---- */
@@ -149,7 +159,9 @@ static const struct sandbox_rule sandbox_rules[] = {
 	SB(newfstatat),		/* the same (glibc's fstat), ctl_close()'s
 				 * lstat of its socket file */
 	SB(fstatfs),		/* guest memory: only tmpfs and hugetlbfs */
-	SB(unlink),		/* socket files, at shutdown */
+	SB(unlink),		/* socket files, at shutdown and port del */
+	SB(mkdir),		/* port add: the socket's directory */
+	SB(mkdirat),		/* the same, where libc uses it */
 	SB(pwrite64),		/* state.c: the --state file, opened before */
 	/* efd_check(): /proc/self/fd/N of a kick/call/err fd (sanitizer
 	 * runtimes: /proc/self/exe).
