@@ -11,9 +11,8 @@
 #
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
 # own; the suites that have tests of their own (integration, ctl,
-# lifecycle, privilege, l2, hostile, mq, datapath, soak, mutants, fuzz,
-# tsan)
-# append one "PASS|FAIL|SKIP name
+# portctl, lifecycle, privilege, l2, hostile, mq, datapath, soak,
+# mutants, fuzz, tsan) append one "PASS|FAIL|SKIP name
 # detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
 # "[  SKIPPED ]" lines in a step's log count as skips.  A step that exits
@@ -100,6 +99,8 @@ step fuzz tests/fuzz/run.sh "$FUZZ_SECONDS"
 # what vhostd keeps: see doc/security.md, "Least privilege").
 step integration env BUILD=build/asan VHOSTD_USER=nobody tests/integration/run.sh
 step ctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ctl.sh
+# Ports added and removed at run time, under the filter as nobody.
+step portctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/portctl.sh
 step lifecycle env BUILD=build/asan VHOSTD_USER=nobody tests/integration/lifecycle.sh
 step privilege env BUILD=build/asan tests/integration/privilege.sh
 step l2 env BUILD=build/asan VHOSTD_USER=nobody tests/integration/l2.sh
