@@ -26,14 +26,22 @@
 #                   least 20 times, every other time with X attached and
 #                   C pinging X: A loses no ping; the same stream without
 #                   churn first, as the baseline
+#   portctl-tap     netns vhpc<pid>: vhostd --port tap (vhpctap0
+#                   198.18.4.1/24, multi-queue), vm9 added at run time
+#                   with X (198.18.4.9) on it: the kernel pings X, the
+#                   TAP's timer attaches no tun queue for vm9 (one
+#                   warning; no seccomp kill in the ASan build, which
+#                   allows open()); the TAP port removed (interface
+#                   gone) and refused when added back
 #   portctl-state   --state: vu1 with counters and a MAC removed, vhostd
 #                   killed (SIGKILL) at once and restarted with vu1 on
 #                   its command line: vu1 comes back empty, not with the
 #                   removed port's counters or MACs
 #
 # Usage: tests/integration/portctl.sh [NAME-GLOB...]  (BUILD=dir, default
-# build; VHOSTD_USER=nobody as tests/run.sh runs it).  Unix sockets only:
-# no netns; addresses are 198.18.0.0/15 and never leave vdrv.
+# build; VHOSTD_USER=nobody as tests/run.sh runs it).  Unix sockets, and
+# for portctl-tap a netns made here (root; skipped without); addresses
+# are 198.18.0.0/15, never outside vdrv or that netns.
 
 set -uo pipefail
 
@@ -312,6 +320,44 @@ if wanted portctl-churn; then
 	fdb_has "$MAC_X" && fail "fdb still has X's MAC"
 	reap "$BPID"
 	done_test portctl-churn "baseline $bs pings, $((bs - br)) lost; under $cycles add/del cycles ($attached with X attached, answering $cgot of C's pings): $s pings, $((s - r)) lost"
+fi
+
+# ---- portctl-tap ----------------------------------------------------------
+if wanted portctl-tap; then
+	# shellcheck disable=SC2119 # no argument: IPv6 off
+	if ! netns_setup; then
+		no_netns portctl-tap
+	else
+		ERR=
+		start_vhostd ip netns exec "$NS" -- 1 \
+			--port tap,ifname=vhpctap0,name=tap0,offload=off ||
+			fail "vhostd did not start"
+		tap_up vhpctap0 198.18.4.1/24 || fail "no vhpctap0"
+		add "vhost-user,path=$TMP/vm9.sock,name=vm9" >/dev/null
+		"$TOOL" responder --sock "$TMP/vm9.sock" --mac "$MAC_X" \
+			--ip 198.18.4.9 --seconds 60 >"$TMP/x.out" 2>&1 &
+		XPID=$!
+		BGPIDS+=("$XPID")
+		wait_up 10 vm9
+		out=$(ip netns exec "$NS" ping -c 3 -i 0.3 -W 5 198.18.4.9 2>&1)
+		echo "$out" | grep -q ' 3 received' ||
+			fail "ping to vm9: $(echo "$out" | grep -m1 received)"
+		# The TAP's timer has seen vm9 (once a second) and let it be.
+		sleep 1.5
+		grep -q "tap0: no tun queue for vm9" "$TMP/vhostd.log" ||
+			fail "no 'no tun queue for vm9' line"
+		del vm9
+		reap "$XPID"
+		del tap0
+		ip -n "$NS" link show vhpctap0 >/dev/null 2>&1 &&
+			fail "vhpctap0 still there after port del tap0"
+		MSGS=()
+		refused "tap again" "^port add: tap ports need privileges" \
+			port add "tap,ifname=vhpctap0,name=tap0"
+		grep -q "seccomp: syscall" "$TMP/vhostd.log" &&
+			fail "$(grep -m1 'seccomp: syscall' "$TMP/vhostd.log")"
+		done_test portctl-tap "vm9 added next to a multi-queue TAP: 3/3 kernel pings, no tun queue attached (bounce path), no seccomp kill; the TAP removed and refused back"
+	fi
 fi
 
 # ---- portctl-state --------------------------------------------------------
