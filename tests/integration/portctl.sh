@@ -16,6 +16,9 @@
 #                   with X attached: socket file gone, not in "ports",
 #                   none of its MACs in "fdb"; re-added under the same
 #                   name: every counter 0, A pings X again
+#   portctl-client  a client-mode port added before its peer listens:
+#                   vhostd connects once X listens (retried once a
+#                   second), A pings X; removed, X sees the hang-up
 #   portctl-errors  duplicate name, duplicate path, the ctl path, an
 #                   unknown key, tap at run time, table full (64 ports),
 #                   del of an unknown name: each a one-line message on
@@ -202,6 +205,33 @@ if wanted portctl-basic; then
 		--timeout-ms 3000 2>&1) || fail "A -> re-added vm9: $out"
 	reap "$XPID"
 	done_test portctl-basic "added at run time, 20 pings each way, removed (socket, ports, fdb clean), re-added in slot $idx with counters 0, pings again"
+fi
+
+# ---- portctl-client -------------------------------------------------------
+if wanted portctl-client; then
+	ERR=
+	start_vhostd -- 1 || fail "vhostd did not start"
+	add "vhost-user,path=$TMP/cl.sock,client,name=cl" >/dev/null
+	[ -e "$TMP/cl.sock" ] && fail "a client port created its path"
+	# The peer comes after: vhostd's once-a-second retry finds it.
+	sleep 1.2
+	"$TOOL" responder --listen --sock "$TMP/cl.sock" --mac "$MAC_X" \
+		--ip "$IP_X" --seconds 60 >"$TMP/x.out" 2>&1 &
+	XPID=$!
+	BGPIDS+=("$XPID")
+	# X runs as root: let vhostd (VHOSTD_USER) connect to its socket.
+	wait_for "$TMP/cl.sock" && chmod 0666 "$TMP/cl.sock"
+	wait_up 10 cl
+	out=$(timeout 60 "$TOOL" pinger --sock "$TMP/p0.sock" --mac "$MAC_A" \
+		--ip "$IP_A" --peer-ip "$IP_X" --count 10 --interval-ms 0 \
+		--timeout-ms 3000 2>&1) || fail "A -> cl: $out"
+	check_ctr cl .connects -eq 1
+	del cl
+	# X is told: its connection hangs up and it exits.
+	wait_exit "$XPID" 10 >/dev/null 2>&1
+	[ $? = 124 ] && fail "X did not see the hang-up"
+	listed cl && fail "ports still lists cl"
+	done_test portctl-client "added before its peer listened, connected by the retry, 10 pings, removed: the peer saw the hang-up"
 fi
 
 # ---- portctl-errors -------------------------------------------------------
