@@ -9,7 +9,8 @@
 #     |                 bursting while the control thread remaps memory
 #     |
 #     +-- integration   tests/integration/run.sh (vdrv guests, TAP in a
-#     +-- datapath      netns, offloads) and datapath.sh, BUILD=build/tsan:
+#     +-- datapath      netns, offloads), datapath.sh and portctl.sh (ports
+#     +-- portctl       added and removed under traffic), BUILD=build/tsan:
 #
 #           vdrv guests (TSan) == unix sockets, memfd rings == vhostd (TSan)
 #                                                    control thread + workers
@@ -180,7 +181,7 @@ for t in "$O"/tests/test_*; do
 done
 
 # ---- integration ------------------------------------------------------------
-for suite in run datapath; do
+for suite in run datapath portctl; do
 	name=integration-$suite
 	step suite "$name" env BUILD="$O" tests/integration/$suite.sh
 	# the suite's own lines: its skips and failures by name, its summary
