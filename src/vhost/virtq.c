@@ -38,7 +38,7 @@
 
 #include "../efd.h"
 #include "../util.h"
-#include "virtq.h"
+#include "virtq_int.h"
 
 /**
  * virtq_init() - reset a queue to "nothing configured"
@@ -48,6 +48,7 @@ void virtq_init(struct virtq *vq)
 {
 	memset(vq, 0, sizeof(*vq));
 	vq->call_fd = -1;
+	virtq_packed_init(vq);
 }
 
 /**
@@ -85,6 +86,8 @@ int virtq_map(struct virtq *vq, const struct guest_mem *mem)
 	uint64_t num = vq->num;
 	void *desc, *avail, *used;
 
+	if (vq->packed)
+		return virtq_packed_map(vq, mem);
 	vq->desc = NULL;
 	vq->avail = NULL;
 	vq->used = NULL;
@@ -174,6 +177,8 @@ unsigned int virtq_avail_count(struct virtq *vq)
 
 	if (!virtq_ready(vq))
 		return 0;
+	if (unlikely(vq->packed))
+		return virtq_packed_avail_count(vq);
 	/* Entries already seen need no look at avail->idx, a cache line
 	 * the guest writes all the time: read it only when they run out.
 	 */
@@ -201,8 +206,11 @@ unsigned int virtq_avail_count(struct virtq *vq)
  */
 unsigned int virtq_prefetch(struct virtq *vq, unsigned int n)
 {
-	unsigned int avail = virtq_avail_count(vq), i;
+	unsigned int avail, i;
 
+	if (unlikely(vq->packed))
+		return virtq_packed_prefetch(vq, n);
+	avail = virtq_avail_count(vq);
 	if (n > avail)
 		n = avail;
 	if (!n)
@@ -237,26 +245,16 @@ void virtq_prefetch_used(struct virtq *vq, unsigned int n)
 
 	if (!n || !virtq_ready(vq))
 		return;
+	if (unlikely(vq->packed)) {
+		virtq_packed_prefetch_used(vq, n);
+		return;
+	}
 	if (n > vq->num)
 		n = vq->num;
 	for (i = 0; i < n; i += 8)
 		prefetch_w(&vq->used->ring[(uint16_t)(at + i) & (vq->num - 1)]);
 	prefetch_w(&vq->used->ring[(uint16_t)(at + n - 1) & (vq->num - 1)]);
 }
-
-/**
- * struct virtq_walk - state of one chain walk
- * @table:	descriptor table being walked (ring or indirect)
- * @table_num:	entries in @table
- * @indirect:	@table is an indirect table
- * @writable:	a writable segment was seen (readable ones must come first)
- */
-struct virtq_walk {
-	const struct vring_desc *table;
-	uint32_t table_num;
-	bool indirect;
-	bool writable;
-};
 
 /**
  * virtq_chain_limit() - how many buffer descriptors a chain may have
@@ -272,49 +270,6 @@ struct virtq_walk {
 static uint32_t virtq_chain_limit(uint32_t count, uint32_t table_num)
 {
 	return MIN(count + table_num, VIRTQ_CHAIN_MAX);
-}
-
-/**
- * virtq_add_seg() - append one descriptor's buffer to @elem
- * @vq:		queue
- * @elem:	element being built
- * @w:		walk state
- * @addr:	guest physical address (already read once)
- * @len:	length (already read once)
- * @write:	device-writable
- *
- * Return: VIRTQ_POP_OK to continue, or DROP/BROKEN
- */
-static enum virtq_pop_result virtq_add_seg(struct virtq *vq,
-					   struct virtq_elem *elem,
-					   struct virtq_walk *w, uint64_t addr,
-					   uint32_t len, bool write)
-{
-	unsigned int used = elem->out_num + elem->in_num;
-	uint32_t *total = write ? &elem->in_len : &elem->out_len;
-	int n;
-
-	/* The first reason to drop ends the walk: what follows is never
-	 * looked at, so a hostile chain costs no more than its prefix.
-	 */
-	if (!write && w->writable)
-		return VIRTQ_POP_DROP;	/* virtio: readable before writable */
-	w->writable |= write;
-	if (len > UINT32_MAX - *total)
-		return VIRTQ_POP_BROKEN; /* a chain over 4 GiB is a lie */
-	*total += len;
-
-	n = guest_mem_iov(vq->mem, addr, len, &elem->iov[used],
-			  VIRTQ_ELEM_IOV_MAX - used);
-	if (n == -E2BIG)
-		return VIRTQ_POP_DROP;	/* more segments than we take */
-	if (n < 0)
-		return VIRTQ_POP_BROKEN; /* outside guest memory */
-	if (write)
-		elem->in_num = (uint16_t)(elem->in_num + n);
-	else
-		elem->out_num = (uint16_t)(elem->out_num + n);
-	return VIRTQ_POP_OK;
 }
 
 /**
@@ -403,6 +358,8 @@ enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem)
 
 	if (!virtq_ready(vq))
 		return vq->broken ? VIRTQ_POP_BROKEN : VIRTQ_POP_EMPTY;
+	if (unlikely(vq->packed))
+		return virtq_packed_pop(vq, elem);
 	if (!virtq_avail_count(vq))
 		return vq->broken ? VIRTQ_POP_BROKEN : VIRTQ_POP_EMPTY;
 
@@ -441,6 +398,10 @@ enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem)
  */
 void virtq_unpop(struct virtq *vq, unsigned int n)
 {
+	if (vq->packed) {
+		virtq_packed_unpop(vq, n);
+		return;
+	}
 	vq->last_avail_idx = (uint16_t)(vq->last_avail_idx - n);
 }
 
@@ -458,6 +419,10 @@ void virtq_push(struct virtq *vq, uint16_t head, uint32_t len)
 
 	if (!virtq_ready(vq))
 		return;
+	if (unlikely(vq->packed)) {
+		virtq_packed_push(vq, head, len);
+		return;
+	}
 	e = &vq->used->ring[(uint16_t)(vq->used_idx + vq->pending_used) &
 			    (vq->num - 1)];
 	WRITE_ONCE(e->id, head);
@@ -473,6 +438,10 @@ void virtq_flush(struct virtq *vq)
 {
 	if (!virtq_ready(vq) || !vq->pending_used)
 		return;
+	if (unlikely(vq->packed)) {
+		virtq_packed_flush(vq);
+		return;
+	}
 	/* Pairs with the driver's rmb after it reads used->idx. */
 	smp_wmb();
 	vq->used_idx = (uint16_t)(vq->used_idx + vq->pending_used);
@@ -494,6 +463,8 @@ bool virtq_should_notify(struct virtq *vq)
 
 	if (!virtq_ready(vq))
 		return false;
+	if (vq->packed)
+		return virtq_packed_should_notify(vq);
 	/* Pairs with the driver's mb between writing used_event/flags and
 	 * reading used->idx: either it sees our idx or we see its request.
 	 */
@@ -549,6 +520,8 @@ bool virtq_enable_notify(struct virtq *vq)
 {
 	if (!virtq_ready(vq))
 		return false;
+	if (vq->packed)
+		return virtq_packed_enable_notify(vq);
 	vq->notify_disabled = false;
 	if (vq->event_idx)
 		WRITE_ONCE(*virtq_avail_event(vq), vq->last_avail_idx);
@@ -573,7 +546,65 @@ void virtq_disable_notify(struct virtq *vq)
 {
 	if (!virtq_ready(vq))
 		return;
+	if (vq->packed) {
+		virtq_packed_disable_notify(vq);
+		return;
+	}
 	vq->notify_disabled = true;
 	if (!vq->event_idx)
 		WRITE_ONCE(vq->used->flags, VRING_USED_F_NO_NOTIFY);
+}
+
+/**
+ * virtq_set_base() - SET_VRING_BASE: where the ring resumes
+ * @vq:		queue, stopped; @packed already set (SET_FEATURES comes
+ *		first)
+ * @base:	the front end's value, see virtq.h
+ *
+ * Packed positions are checked against @num by virtq_map(), since the
+ * front end may send the size after the base.
+ *
+ * Return: 0, or -EINVAL for a split base that does not fit 16 bits
+ */
+int virtq_set_base(struct virtq *vq, uint32_t base)
+{
+	if (!vq->packed) {
+		if (base > UINT16_MAX)
+			return -EINVAL;	/* split rings have 16-bit indexes */
+		vq->last_avail_idx = (uint16_t)base;
+		vq->shadow_avail_idx = (uint16_t)base;
+		vq->used_idx = (uint16_t)base;
+		return 0;
+	}
+	vq->last_avail_idx = base & 0x7fff;
+	vq->avail_wrap = base & (1u << 15);
+	/* Front ends that predate the used half send zero there.  The
+	 * state it would stand for (used position 0, wrap counter 0) with
+	 * an avail position elsewhere means chains in flight, which no
+	 * device of ours ever leaves at a stop: used = avail loses nothing.
+	 */
+	if (base >> 16) {
+		vq->used_idx = (base >> 16) & 0x7fff;
+		vq->used_wrap = base & (1u << 31);
+	} else {
+		vq->used_idx = vq->last_avail_idx;
+		vq->used_wrap = vq->avail_wrap;
+	}
+	return 0;
+}
+
+/**
+ * virtq_get_base() - GET_VRING_BASE: where the ring stopped
+ * @vq:		queue, stopped
+ *
+ * Return: the next avail index (split), or the packed encoding (virtq.h)
+ */
+uint32_t virtq_get_base(const struct virtq *vq)
+{
+	if (!vq->packed)
+		return vq->last_avail_idx;
+	return (uint32_t)vq->last_avail_idx |
+	       (uint32_t)vq->avail_wrap << 15 |
+	       (uint32_t)vq->used_idx << 16 |
+	       (uint32_t)vq->used_wrap << 31;
 }

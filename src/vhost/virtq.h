@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* virtq.h - device side of a split virtqueue over untrusted guest memory
+/* virtq.h - device side of a virtqueue (split or packed) over untrusted
+ * guest memory
  *
  * The ring is laid out by the guest and may be rewritten by it at any
  * moment.  Every field is read once (READ_ONCE) into a local, validated,
@@ -21,7 +22,7 @@
 
 #include "guest_mem.h"
 
-#define VIRTQ_MAX_SIZE		32768	/* virtio spec limit for split rings */
+#define VIRTQ_MAX_SIZE		32768	/* virtio spec limit, split and packed */
 #define VIRTQ_ELEM_IOV_MAX	64	/* segments of one chain we accept */
 /* Buffer descriptors in one chain (ring ones and indirect table entries;
  * an INDIRECT descriptor, at most one, comes on top), and entries in an
@@ -34,10 +35,19 @@
  * table breaks the ring (see doc/security.md, "Work per guest").
  */
 #define VIRTQ_CHAIN_MAX		64
+/* Packed rings: chains popped and not yet pushed.  The used descriptor of
+ * a chain moves the device's used position on by the ring descriptors the
+ * chain took, which only the pop knew: each popped chain's count waits
+ * here, oldest first, for its push.  The datapath holds at most
+ * PORT_VHOST_RX_BUFS (64) RX or SWITCH_BURST (32) TX chains at a time; a
+ * pop with the table full finds the ring empty.
+ */
+#define VIRTQ_PACKED_INFLIGHT	256
 
 /**
  * struct virtq_elem - one descriptor chain popped from the avail ring
- * @head:	head descriptor index, given back in the used ring
+ * @head:	head descriptor index (split) or buffer ID (packed), given
+ *		back in the used ring
  * @out_num:	device-readable segments, in @iov[0 .. out_num)
  * @in_num:	device-writable segments, in @iov[out_num .. out_num+in_num)
  * @ndesc:	descriptors read to pop it (INDIRECT ones included), set
@@ -78,19 +88,28 @@ enum virtq_pop_result {
 };
 
 /**
- * struct virtq - device view of one split virtqueue
- * @num:		ring size (power of two, <= VIRTQ_MAX_SIZE), 0 if unset
- * @desc_uva:		front end address of the descriptor table
- * @avail_uva:		front end address of the avail ring
- * @used_uva:		front end address of the used ring
+ * struct virtq - device view of one virtqueue
+ * @num:		ring size (<= VIRTQ_MAX_SIZE; a power of two if split),
+ *			0 if unset
+ * @desc_uva:		front end address of the descriptor table (ring)
+ * @avail_uva:		front end address of the avail ring (packed: the
+ *			driver event suppression area)
+ * @used_uva:		front end address of the used ring (packed: the
+ *			device event suppression area)
  * @desc:		descriptor table, translated; NULL until mapped
+ * @pdesc:		packed: the descriptor ring (same pointer as @desc)
  * @avail:		avail ring, translated
+ * @drv_event:		packed: driver event suppression (read only by us)
  * @used:		used ring, translated
+ * @dev_event:		packed: device event suppression (written by us)
  * @mem:		memory table the descriptors are translated through
- * @last_avail_idx:	next avail entry to consume (free running)
+ * @last_avail_idx:	next avail entry to consume (split: free running;
+ *			packed: ring position, < @num)
  * @shadow_avail_idx:	avail->idx as last read; entries up to it are
- *			consumed without reading avail->idx again
- * @used_idx:		used index last published to @used->idx
+ *			consumed without reading avail->idx again (split)
+ * @used_idx:		used index last published to @used->idx (split);
+ *			packed: position of the next used descriptor the
+ *			guest will look at (first pending one)
  * @pending_used:	entries written by virtq_push() after @used_idx but
  *			not yet published by virtq_flush()
  * @signalled_used:	@used_idx value at the last interrupt (event idx)
@@ -99,6 +118,21 @@ enum virtq_pop_result {
  * @indirect:		VIRTIO_RING_F_INDIRECT_DESC negotiated
  * @notify_disabled:	we asked the guest not to kick
  * @broken:		a ring violation was seen; no further use
+ * @packed:		VIRTIO_F_RING_PACKED negotiated: the fields below
+ *			are used, and every call dispatches to
+ *			virtq_packed.c (one predictable branch per call)
+ * @avail_wrap:		packed: driver ring wrap counter expected at
+ *			@last_avail_idx
+ * @used_wrap:		packed: device ring wrap counter at @used_idx
+ * @signalled_wrap:	packed: @used_wrap with @signalled_used
+ * @push_wrap:		packed: device wrap counter at @push_idx
+ * @push_idx:		packed: where the next virtq_push() writes
+ * @first_flags:	packed: flags of the used descriptor at @used_idx,
+ *			stored last by virtq_flush() to publish the batch
+ * @inflight_first:	packed: oldest entry of @inflight
+ * @inflight_num:	packed: chains popped and not yet pushed
+ * @inflight:		packed: ring descriptors each such chain took,
+ *			oldest first (circular from @inflight_first)
  * @call_fd:		eventfd to signal the guest, or -1
  * @stat_pops:		chains popped (for tests and counters)
  * @stat_notifies:	call_fd writes
@@ -108,9 +142,18 @@ struct virtq {
 	uint64_t desc_uva;
 	uint64_t avail_uva;
 	uint64_t used_uva;
-	struct vring_desc *desc;
-	struct vring_avail *avail;
-	struct vring_used *used;
+	union {
+		struct vring_desc *desc;
+		struct vring_packed_desc *pdesc;
+	};
+	union {
+		struct vring_avail *avail;
+		struct vring_packed_desc_event *drv_event;
+	};
+	union {
+		struct vring_used *used;
+		struct vring_packed_desc_event *dev_event;
+	};
 	const struct guest_mem *mem;
 	uint16_t last_avail_idx;
 	uint16_t shadow_avail_idx;
@@ -122,9 +165,19 @@ struct virtq {
 	bool indirect;
 	bool notify_disabled;
 	bool broken;
+	bool packed;
+	bool avail_wrap;
+	bool used_wrap;
+	bool signalled_wrap;
+	bool push_wrap;
+	uint16_t push_idx;
+	uint16_t first_flags;
+	uint16_t inflight_first;
+	uint16_t inflight_num;
 	int call_fd;
 	uint64_t stat_pops;
 	uint64_t stat_notifies;
+	uint16_t inflight[VIRTQ_PACKED_INFLIGHT];
 };
 
 /*
@@ -155,6 +208,20 @@ struct virtq {
  * virtq_enable_notify()	ask for kicks again (flags or avail_event), full
  *			barrier, return true if entries arrived meanwhile.
  * virtq_disable_notify()	ask the guest not to kick (best effort).
+ * virtq_set_base()	SET_VRING_BASE: split, the next avail index (16
+ *			bits); packed, bits 0-14 avail position, 15 avail
+ *			wrap counter, 16-30 used position, 31 used wrap
+ *			counter (0 in bits 16-31: used = avail).  -EINVAL
+ *			for a split base over 16 bits.  Positions are
+ *			checked against @num by virtq_map().
+ * virtq_get_base()	GET_VRING_BASE, encoded the same way.
+ *
+ * Packed rings (VIRTIO_F_RING_PACKED, @packed set before virtq_map()):
+ * the same calls, with @desc the descriptor ring, @avail the driver event
+ * area and @used the device event area (virtq_packed.c).  virtq_push()
+ * must come in pop order (the datapath's only order): a chain's ring
+ * descriptors are known from its pop, oldest first.  That order is also
+ * what VIRTIO_F_IN_ORDER asks for, split or packed.
  */
 void virtq_init(struct virtq *vq);
 int virtq_map(struct virtq *vq, const struct guest_mem *mem);
@@ -170,5 +237,7 @@ bool virtq_notify(struct virtq *vq);
 void virtq_prefetch_used(struct virtq *vq, unsigned int n);
 bool virtq_enable_notify(struct virtq *vq);
 void virtq_disable_notify(struct virtq *vq);
+int virtq_set_base(struct virtq *vq, uint32_t base);
+uint32_t virtq_get_base(const struct virtq *vq);
 
 #endif /* VHOSTD_VIRTQ_H */

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* virtq_packed.c - device side of a packed virtqueue over untrusted guest
+ * memory
+ *
+ * DOC: Theory of Operation
+ *
+ * A packed ring (virtio 1.1, VIRTIO_F_RING_PACKED) is one array of 16-byte
+ * descriptors that both sides write: the driver makes descriptors
+ * available in ring order, the device overwrites them with used ones, in
+ * the order it completes them.  Each side keeps a wrap counter, starting
+ * at 1 and flipped each time its position passes the end of the ring.  A
+ * descriptor is available when its AVAIL flag equals the driver's counter
+ * and its USED flag does not; the device marks one used by setting both
+ * to its own counter.  A chain is consecutive descriptors linked by NEXT
+ * (its Buffer ID in the last one) or a single INDIRECT descriptor whose
+ * table is read sequentially; the device writes one used descriptor per
+ * chain, at its own used position, and moves that position on by the
+ * ring descriptors the chain took.
+ *
+ * What the guest can lie about, and what we do:
+ *  - flags of a descriptor inside a chain that do not mark it available
+ *    for its position's wrap counter (the driver must make every
+ *    descriptor of a chain available before the first): BROKEN;
+ *  - a chain longer than the ring or than VIRTQ_CHAIN_MAX (a chain that
+ *    would run into itself, or one no driver builds): BROKEN, after at
+ *    most VIRTQ_CHAIN_MAX + 1 reads;
+ *  - INDIRECT without the feature, beside NEXT, inside a chain of direct
+ *    descriptors, with an empty, ragged, misaligned, oversized table or
+ *    one outside guest memory: BROKEN.  Table entries are read in order,
+ *    once each: a packed table cannot loop, and only WRITE means anything
+ *    in it (the spec has the device ignore the other flags);
+ *  - buffers: the split walker's rules, through the same virtq_add_seg()
+ *    (readable after writable or more segments than we take: DROP; a
+ *    buffer outside guest memory or a chain over 4 GiB: BROKEN).  A DROP
+ *    in a direct chain still walks the rest of the chain's flags, since
+ *    the used position must move past all of it;
+ *  - event suppression: off_wrap and flags are read once; an offset
+ *    outside the ring never matches (the guest only loses its own
+ *    interrupts), a reserved mode means "enabled".
+ * Nothing the guest writes makes us touch memory outside the ring or its
+ * buffers, or spin: the work per pop is bounded as for split rings.
+ *
+ * Memory ordering pairs with the driver (Linux virtio_ring.c, packed):
+ *  - a descriptor's flags are read, then smp_rmb(), then its other fields
+ *    and the rest of the chain (pairs with the driver's wmb before it
+ *    writes the first descriptor's flags);
+ *  - used descriptors are written, later ones with their flags, then
+ *    smp_wmb(), then the first one's flags (virtq_flush()): the driver
+ *    polls only the next position, so the batch appears at once;
+ *  - the last flags store, smp_mb(), then the driver event area read
+ *    when deciding to notify; device event area store, smp_mb(), then
+ *    the next descriptor's flags when re-enabling kicks.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "../util.h"
+#include "virtq_int.h"
+
+#define PACKED_F_AVAIL	(1u << VRING_PACKED_DESC_F_AVAIL)
+#define PACKED_F_USED	(1u << VRING_PACKED_DESC_F_USED)
+#define PACKED_WRAP_BIT	(1u << VRING_PACKED_EVENT_F_WRAP_CTR)
+
+/**
+ * virtq_packed_init() - packed state of an unconfigured queue
+ * @vq:		queue, just zeroed
+ *
+ * Both wrap counters start at 1 (virtio 1.1, 2.7.1).
+ */
+void virtq_packed_init(struct virtq *vq)
+{
+	vq->avail_wrap = true;
+	vq->used_wrap = true;
+	vq->push_wrap = true;
+}
+
+/**
+ * virtq_packed_is_avail() - whether @flags mark a descriptor available
+ * @flags:	descriptor flags, read once
+ * @wrap:	driver wrap counter expected at that position
+ *
+ * Return: true if AVAIL matches @wrap and USED does not
+ */
+static bool virtq_packed_is_avail(uint16_t flags, bool wrap)
+{
+	return !!(flags & PACKED_F_AVAIL) == wrap &&
+	       !!(flags & PACKED_F_USED) != wrap;
+}
+
+/**
+ * virtq_packed_step() - move a ring position on by @n, flipping @wrap
+ *			 when it passes the end
+ * @vq:		queue
+ * @idx:	position, < num
+ * @wrap:	wrap counter at @idx
+ * @n:		descriptors, <= num
+ */
+static void virtq_packed_step(const struct virtq *vq, uint16_t *idx,
+			      bool *wrap, unsigned int n)
+{
+	unsigned int i = *idx + n;
+
+	if (i >= vq->num) {
+		i -= vq->num;
+		*wrap = !*wrap;
+	}
+	*idx = (uint16_t)i;
+}
+
+/**
+ * virtq_packed_map() - translate the ring and event areas
+ * @vq:		queue with @num, the three uvas and the base set
+ * @mem:	memory table to translate through (kept in @vq->mem)
+ *
+ * Unlike a split ring, nothing in guest memory says where the device
+ * was: the positions come from SET_VRING_BASE (virtq_set_base()) and
+ * survive a remap.  Chains held across a remap were given back first
+ * (vu_dev_ops.queue_release), so nothing is in flight here.
+ *
+ * Return: 0, -EINVAL for a bad size, position or misaligned area, -EFAULT
+ *	   if an area is not wholly inside one region.  On failure the ring
+ *	   is unmapped.
+ */
+int virtq_packed_map(struct virtq *vq, const struct guest_mem *mem)
+{
+	uint64_t num = vq->num;
+	void *desc, *drv, *dev;
+
+	vq->desc = NULL;
+	vq->avail = NULL;
+	vq->used = NULL;
+	/* Any size up to 2^15 (no power of two needed); positions past
+	 * the end would index outside the ring.
+	 */
+	if (!num || num > VIRTQ_MAX_SIZE)
+		return -EINVAL;
+	if (vq->last_avail_idx >= num || vq->used_idx >= num)
+		return -EINVAL;
+	if ((vq->desc_uva & 15) || (vq->avail_uva & 3) || (vq->used_uva & 3))
+		return -EINVAL;
+
+	desc = guest_mem_uva(mem, vq->desc_uva,
+			     num * sizeof(struct vring_packed_desc));
+	drv = guest_mem_uva(mem, vq->avail_uva,
+			    sizeof(struct vring_packed_desc_event));
+	dev = guest_mem_uva(mem, vq->used_uva,
+			    sizeof(struct vring_packed_desc_event));
+	if (!desc || !drv || !dev)
+		return -EFAULT;
+	if (((uintptr_t)desc % _Alignof(struct vring_packed_desc)) ||
+	    ((uintptr_t)drv % _Alignof(struct vring_packed_desc_event)) ||
+	    ((uintptr_t)dev % _Alignof(struct vring_packed_desc_event)))
+		return -EINVAL;
+
+	vq->pdesc = desc;
+	vq->drv_event = drv;
+	vq->dev_event = dev;
+	vq->mem = mem;
+	vq->push_idx = vq->used_idx;
+	vq->push_wrap = vq->used_wrap;
+	vq->pending_used = 0;
+	vq->inflight_first = 0;
+	vq->inflight_num = 0;
+	vq->signalled_used_valid = false;
+	vq->notify_disabled = false;
+	return 0;
+}
+
+/**
+ * virtq_packed_count() - count the chains made available, flags only
+ * @vq:		queue, ready
+ * @n:		most chains wanted
+ * @hint:	also ask for the descriptors' lines
+ *
+ * Reads no more than 2 * @n + VIRTQ_CHAIN_MAX flags (and never more than
+ * the ring): the count is a hint for the size of a burst, and every
+ * chain is read again, and checked, by virtq_packed_pop().  A partial or
+ * malformed chain at the end simply does not count.
+ *
+ * Return: complete chains available, at most @n
+ */
+static unsigned int virtq_packed_count(struct virtq *vq, unsigned int n,
+				       bool hint)
+{
+	unsigned int scan = MIN(2 * n + VIRTQ_CHAIN_MAX, vq->num);
+	unsigned int chains = 0, i;
+	uint16_t idx = vq->last_avail_idx;
+	bool wrap = vq->avail_wrap;
+
+	for (i = 0; i < scan && chains < n; i++) {
+		uint16_t flags = READ_ONCE(vq->pdesc[idx].flags);
+
+		if (!virtq_packed_is_avail(flags, wrap))
+			break;
+		if (hint && !(idx & 3))
+			__builtin_prefetch(&vq->pdesc[idx]);
+		if (!(flags & VRING_DESC_F_NEXT))
+			chains++;
+		virtq_packed_step(vq, &idx, &wrap, 1);
+	}
+	/* Pairs with the driver's wmb before the head's flags: what the
+	 * caller reads next belongs to descriptors seen available.
+	 */
+	smp_rmb();
+	return chains;
+}
+
+/**
+ * virtq_packed_avail_count() - chains made available and not yet popped
+ * @vq:		queue, ready
+ *
+ * Return: complete chains, counted as virtq_packed_count() does
+ */
+unsigned int virtq_packed_avail_count(struct virtq *vq)
+{
+	return virtq_packed_count(vq, vq->num, false);
+}
+
+/**
+ * virtq_packed_prefetch() - count the next chains and ask for their lines
+ * @vq:		queue
+ * @n:		chains about to be popped
+ *
+ * Return: chains available, at most @n (see virtq_prefetch())
+ */
+unsigned int virtq_packed_prefetch(struct virtq *vq, unsigned int n)
+{
+	if (!n || !virtq_ready(vq))
+		return 0;
+	return virtq_packed_count(vq, n, true);
+}
+
+/**
+ * virtq_packed_prefetch_used() - ask for the ring lines the next pushes
+ *				  write
+ * @vq:		queue, ready
+ * @n:		used descriptors about to be written
+ *
+ * Chains of one descriptor (the common case) put them side by side, four
+ * to a line; longer chains only make this ask for a few lines too many.
+ */
+void virtq_packed_prefetch_used(struct virtq *vq, unsigned int n)
+{
+	unsigned int i;
+
+	if (n > vq->num)
+		n = vq->num;
+	for (i = 0; i < n; i += 4)
+		prefetch_w(&vq->pdesc[(vq->push_idx + i) % vq->num]);
+}
+
+/**
+ * virtq_packed_table() - read an indirect table into @elem
+ * @vq:		queue
+ * @elem:	element being built
+ * @w:		walk state
+ * @addr:	table address, read once
+ * @len:	table length in bytes, read once
+ *
+ * Return: VIRTQ_POP_OK, DROP or BROKEN
+ */
+static enum virtq_pop_result virtq_packed_table(struct virtq *vq,
+						struct virtq_elem *elem,
+						struct virtq_walk *w,
+						uint64_t addr, uint32_t len)
+{
+	const struct vring_packed_desc *t;
+	uint32_t i, n;
+
+	/* Empty or ragged tables are forbidden by the spec; we take none
+	 * longer than a chain, and only 16-byte aligned ones (entries are
+	 * 16-byte structs we load as such).
+	 */
+	if (!vq->indirect || !len || len % sizeof(*t) ||
+	    len / sizeof(*t) > VIRTQ_CHAIN_MAX || (addr & 15))
+		return VIRTQ_POP_BROKEN;
+	t = guest_mem_gpa(vq->mem, addr, len);
+	if (!t || ((uintptr_t)t % _Alignof(struct vring_packed_desc)))
+		return VIRTQ_POP_BROKEN;
+	n = len / sizeof(*t);
+	w->table_num = n;
+	w->indirect = true;
+	for (i = 0; i < n; i++) {
+		uint64_t a = READ_ONCE(t[i].addr);
+		uint32_t l = READ_ONCE(t[i].len);
+		uint16_t f = READ_ONCE(t[i].flags);
+		enum virtq_pop_result r;
+
+		elem->ndesc = (uint16_t)(i + 2);
+		/* Only WRITE means anything in a table; NEXT, INDIRECT,
+		 * AVAIL and USED are reserved and ignored (virtio 1.1,
+		 * 2.7.7): nothing here is followed, so nothing can loop.
+		 */
+		r = virtq_add_seg(vq, elem, w, a, l, f & VRING_DESC_F_WRITE);
+		if (r != VIRTQ_POP_OK)
+			return r;
+	}
+	return VIRTQ_POP_OK;
+}
+
+/**
+ * virtq_packed_walk() - read the chain at @vq->last_avail_idx
+ * @vq:		queue, head descriptor seen available
+ * @elem:	element being built
+ * @head_flags:	the head's flags, already read once
+ * @ndesc:	out: ring descriptors the chain takes
+ *
+ * Return: VIRTQ_POP_OK, DROP or BROKEN
+ */
+static enum virtq_pop_result virtq_packed_walk(struct virtq *vq,
+					       struct virtq_elem *elem,
+					       uint16_t head_flags,
+					       unsigned int *ndesc)
+{
+	unsigned int limit = MIN(vq->num, VIRTQ_CHAIN_MAX), count = 0;
+	enum virtq_pop_result r = VIRTQ_POP_OK;
+	struct virtq_walk w = { .table_num = vq->num };
+	uint16_t idx = vq->last_avail_idx, flags = head_flags;
+	bool wrap = vq->avail_wrap;
+
+	for (;;) {
+		const struct vring_packed_desc *d = &vq->pdesc[idx];
+		uint64_t addr = READ_ONCE(d->addr);
+		uint32_t len = READ_ONCE(d->len);
+
+		/* The buffer ID is the last descriptor's; read as we go. */
+		elem->head = READ_ONCE(d->id);
+		if (++count > limit)
+			return VIRTQ_POP_BROKEN; /* runs into itself, or huge */
+		elem->ndesc = (uint16_t)count;
+
+		if (flags & VRING_DESC_F_INDIRECT) {
+			/* A list is direct descriptors or one INDIRECT one,
+			 * never both (virtio 1.1, 2.7.6).
+			 */
+			if (count > 1 || (flags & VRING_DESC_F_NEXT))
+				return VIRTQ_POP_BROKEN;
+			*ndesc = 1;
+			return virtq_packed_table(vq, elem, &w, addr, len);
+		}
+		if (r == VIRTQ_POP_OK) {
+			r = virtq_add_seg(vq, elem, &w, addr, len,
+					  flags & VRING_DESC_F_WRITE);
+			if (r == VIRTQ_POP_BROKEN)
+				return r;
+		}
+		if (!(flags & VRING_DESC_F_NEXT))
+			break;
+
+		virtq_packed_step(vq, &idx, &wrap, 1);
+		flags = READ_ONCE(vq->pdesc[idx].flags);
+		/* The driver makes the whole chain available before its
+		 * head: a descriptor that is not is a lie about the chain,
+		 * or the end of what was published.
+		 */
+		if (!virtq_packed_is_avail(flags, wrap))
+			return VIRTQ_POP_BROKEN;
+	}
+	*ndesc = count;
+	return r;
+}
+
+/**
+ * virtq_packed_pop() - take the next chain from the ring
+ * @vq:		queue, ready
+ * @elem:	filled with the chain's segments on OK, buffer ID on DROP
+ *
+ * Return: see enum virtq_pop_result; EMPTY also when VIRTQ_PACKED_INFLIGHT
+ *	   chains are popped and not yet pushed
+ */
+enum virtq_pop_result virtq_packed_pop(struct virtq *vq,
+				       struct virtq_elem *elem)
+{
+	enum virtq_pop_result r;
+	unsigned int ndesc = 0;
+	uint16_t flags;
+
+	if (vq->inflight_num >= VIRTQ_PACKED_INFLIGHT)
+		return VIRTQ_POP_EMPTY;
+	flags = READ_ONCE(vq->pdesc[vq->last_avail_idx].flags);
+	if (!virtq_packed_is_avail(flags, vq->avail_wrap))
+		return VIRTQ_POP_EMPTY;
+	/* Pairs with the driver's wmb before it stores the head's flags. */
+	smp_rmb();
+
+	elem->out_num = 0;
+	elem->in_num = 0;
+	elem->out_len = 0;
+	elem->in_len = 0;
+	elem->ndesc = 0;
+	r = virtq_packed_walk(vq, elem, flags, &ndesc);
+	if (r == VIRTQ_POP_BROKEN) {
+		vq->broken = true;
+		return r;
+	}
+	if (r == VIRTQ_POP_DROP) {
+		elem->out_num = elem->in_num = 0;
+		elem->out_len = elem->in_len = 0;
+	}
+	vq->inflight[(vq->inflight_first + vq->inflight_num) %
+		     VIRTQ_PACKED_INFLIGHT] = (uint16_t)ndesc;
+	vq->inflight_num++;
+	virtq_packed_step(vq, &vq->last_avail_idx, &vq->avail_wrap, ndesc);
+	vq->stat_pops++;
+	return r;
+}
+
+/**
+ * virtq_packed_unpop() - give back the last @n popped, not yet pushed,
+ *			  chains
+ * @vq:		queue
+ * @n:		chains
+ */
+void virtq_packed_unpop(struct virtq *vq, unsigned int n)
+{
+	while (n-- && vq->inflight_num) {
+		uint16_t k = vq->inflight[(vq->inflight_first +
+					   vq->inflight_num - 1) %
+					  VIRTQ_PACKED_INFLIGHT];
+
+		vq->inflight_num--;
+		if (vq->last_avail_idx >= k) {
+			vq->last_avail_idx = (uint16_t)(vq->last_avail_idx - k);
+		} else {
+			vq->last_avail_idx =
+				(uint16_t)(vq->last_avail_idx + vq->num - k);
+			vq->avail_wrap = !vq->avail_wrap;
+		}
+	}
+}
+
+/**
+ * virtq_packed_push() - write one used descriptor after the pending ones
+ * @vq:		queue, ready
+ * @id:		buffer ID from virtq_pop()
+ * @len:	bytes written into the chain's writable buffers
+ *
+ * The oldest chain in flight is the one returned (pushes come in pop
+ * order), so the used position moves on by its ring descriptors.  The
+ * first pending descriptor's flags wait for virtq_packed_flush().
+ */
+void virtq_packed_push(struct virtq *vq, uint16_t id, uint32_t len)
+{
+	struct vring_packed_desc *d;
+	uint16_t flags, k;
+
+	/* Our own bug if it happens: nothing the guest does leads here. */
+	if (!vq->inflight_num)
+		return;
+	k = vq->inflight[vq->inflight_first];
+	vq->inflight_first = (uint16_t)((vq->inflight_first + 1) %
+					VIRTQ_PACKED_INFLIGHT);
+	vq->inflight_num--;
+
+	d = &vq->pdesc[vq->push_idx];
+	WRITE_ONCE(d->id, id);
+	WRITE_ONCE(d->len, len);
+	flags = vq->push_wrap ? PACKED_F_AVAIL | PACKED_F_USED : 0;
+	if (len)
+		flags |= VRING_DESC_F_WRITE;	/* len is meaningful */
+	if (vq->pending_used)
+		WRITE_ONCE(d->flags, flags);
+	else
+		vq->first_flags = flags;
+	vq->pending_used++;
+	virtq_packed_step(vq, &vq->push_idx, &vq->push_wrap, k);
+}
+
+/**
+ * virtq_packed_flush() - publish the pending used descriptors
+ * @vq:		queue, ready, with pending ones
+ */
+void virtq_packed_flush(struct virtq *vq)
+{
+	/* Pairs with the driver's rmb after it sees the first one's flags:
+	 * every id, len and later flags written before are visible then.
+	 */
+	smp_wmb();
+	WRITE_ONCE(vq->pdesc[vq->used_idx].flags, vq->first_flags);
+	vq->used_idx = vq->push_idx;
+	vq->used_wrap = vq->push_wrap;
+	vq->pending_used = 0;
+}
+
+/**
+ * virtq_packed_lap() - a position as a distance from the start of a lap
+ *			pair, so that two of them can be compared
+ * @vq:		queue
+ * @idx:	position (may be >= num if the guest wrote it)
+ * @wrap:	wrap counter there
+ *
+ * Return: @idx on laps with the counter at 1, @idx + num on the others
+ */
+static uint32_t virtq_packed_lap(const struct virtq *vq, uint32_t idx,
+				 bool wrap)
+{
+	return wrap ? idx : idx + vq->num;
+}
+
+/**
+ * virtq_packed_should_notify() - whether the guest wants to hear of the
+ *				  used descriptors published since the
+ *				  last check
+ * @vq:		queue, ready, after virtq_flush()
+ *
+ * Return: true if the guest should get an interrupt
+ */
+bool virtq_packed_should_notify(struct virtq *vq)
+{
+	uint32_t old, new, event, span = 2u * vq->num;
+	uint16_t flags, off_wrap;
+	bool valid;
+
+	/* Pairs with the driver's mb between writing its event area and
+	 * reading the next used descriptor: either it sees our flags or
+	 * we see its request.
+	 */
+	smp_mb();
+	old = virtq_packed_lap(vq, vq->signalled_used, vq->signalled_wrap);
+	new = virtq_packed_lap(vq, vq->used_idx, vq->used_wrap);
+	valid = vq->signalled_used_valid;
+	vq->signalled_used = vq->used_idx;
+	vq->signalled_wrap = vq->used_wrap;
+	vq->signalled_used_valid = true;
+	if (valid && old == new)
+		return false;
+
+	flags = READ_ONCE(vq->drv_event->flags);
+	if (flags == VRING_PACKED_EVENT_FLAG_DISABLE)
+		return false;
+	/* ENABLE, a reserved mode, or DESC without the feature: notify. */
+	if (flags != VRING_PACKED_EVENT_FLAG_DESC || !vq->event_idx || !valid)
+		return true;
+	off_wrap = READ_ONCE(vq->drv_event->off_wrap);
+	if ((off_wrap & ~PACKED_WRAP_BIT) >= vq->num)
+		return false;	/* a position we never write: never */
+	event = virtq_packed_lap(vq, off_wrap & ~PACKED_WRAP_BIT,
+				 off_wrap & PACKED_WRAP_BIT);
+	/* Was a used descriptor written at @event, going from old to new?
+	 * Distances run forward over the two laps the counter tells apart.
+	 */
+	return (event + span - old) % span < (new + span - old) % span;
+}
+
+/**
+ * virtq_packed_enable_notify() - ask for kicks again and close the race
+ * @vq:		queue, ready
+ *
+ * Return: true if a chain was made available meanwhile
+ */
+bool virtq_packed_enable_notify(struct virtq *vq)
+{
+	uint16_t flags;
+
+	vq->notify_disabled = false;
+	if (vq->event_idx) {
+		WRITE_ONCE(vq->dev_event->off_wrap,
+			   (uint16_t)(vq->last_avail_idx |
+				      (vq->avail_wrap ? PACKED_WRAP_BIT : 0)));
+		/* The offset first: the driver reads it after the mode. */
+		smp_wmb();
+		WRITE_ONCE(vq->dev_event->flags, VRING_PACKED_EVENT_FLAG_DESC);
+	} else {
+		WRITE_ONCE(vq->dev_event->flags,
+			   VRING_PACKED_EVENT_FLAG_ENABLE);
+	}
+	/* Pairs with the driver's mb between making a descriptor available
+	 * and reading our event area: it kicks, or we see the descriptor.
+	 */
+	smp_mb();
+	flags = READ_ONCE(vq->pdesc[vq->last_avail_idx].flags);
+	return virtq_packed_is_avail(flags, vq->avail_wrap);
+}
+
+/**
+ * virtq_packed_disable_notify() - ask the guest not to kick while we poll
+ * @vq:		queue, ready
+ *
+ * Best effort, as for split rings.
+ */
+void virtq_packed_disable_notify(struct virtq *vq)
+{
+	vq->notify_disabled = true;
+	WRITE_ONCE(vq->dev_event->flags, VRING_PACKED_EVENT_FLAG_DISABLE);
+}
