@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/virtio_config.h>
 
 #include "../efd.h"
 #include "../log.h"
@@ -101,8 +102,15 @@ static int vu_msg_set_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 	dev->features = f;
 	for (i = 0; i < VU_MAX_QUEUES; i++) {
 		struct vu_queue *q = &dev->q[i];
+		bool packed = f & (1ull << VIRTIO_F_RING_PACKED);
 
+		/* The layout changes what every ring address means: a
+		 * started ring stops and is mapped again as the new kind.
+		 */
+		if (q->vq.packed != packed)
+			vu_queue_stop(dev, i);
 		vlock_lock(&q->lock);
+		q->vq.packed = packed;
 		q->vq.event_idx = f & (1ull << VIRTIO_RING_F_EVENT_IDX);
 		q->vq.indirect = f & (1ull << VIRTIO_RING_F_INDIRECT_DESC);
 		vlock_unlock(&q->lock);
@@ -343,7 +351,11 @@ static int vu_msg_set_vring_num(struct vu_dev *dev, struct vhost_user_msg *msg,
 
 	if (qi < 0)
 		return qi;
-	if (!num || num > VIRTQ_MAX_SIZE || (num & (num - 1)))
+	/* Packed rings may have any size up to 2^15 (SET_FEATURES came
+	 * first); virtq_map() checks again against the final layout.
+	 */
+	if (!num || num > VIRTQ_MAX_SIZE ||
+	    ((num & (num - 1)) && !dev->q[qi].vq.packed))
 		return -EINVAL;
 	vu_queue_stop(dev, qi);
 	dev->q[qi].vq.num = (uint16_t)num;
@@ -383,7 +395,7 @@ static int vu_msg_set_vring_addr(struct vu_dev *dev, struct vhost_user_msg *msg,
 }
 
 /**
- * vu_msg_set_vring_base() - SET_VRING_BASE: next avail index to consume
+ * vu_msg_set_vring_base() - SET_VRING_BASE: where the ring resumes
  * @dev:	device
  * @msg:	checked message
  * @rsize:	out: reply payload size
@@ -394,15 +406,17 @@ static int vu_msg_set_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 				 uint32_t *rsize)
 {
 	int qi = vu_msg_queue(dev, msg->state.index);
+	int rc;
 
 	if (qi < 0)
 		return qi;
-	if (msg->state.num > UINT16_MAX)
+	if (!dev->q[qi].vq.packed && msg->state.num > UINT16_MAX)
 		return -EINVAL;	/* split rings have 16-bit indexes */
 	vu_queue_stop(dev, qi);
-	dev->q[qi].vq.last_avail_idx = (uint16_t)msg->state.num;
-	dev->q[qi].vq.shadow_avail_idx = dev->q[qi].vq.last_avail_idx;
-	dev->q[qi].vq.used_idx = (uint16_t)msg->state.num;
+	/* Split: 16 bits; packed: positions and wrap counters (virtq.h). */
+	rc = virtq_set_base(&dev->q[qi].vq, msg->state.num);
+	if (rc)
+		return rc;
 	vu_queue_update(dev, qi);
 	return 0;
 }
@@ -430,7 +444,7 @@ static int vu_msg_get_vring_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 	 */
 	vu_queue_stop(dev, qi);
 	vlock_lock(&q->lock);
-	msg->state.num = q->vq.last_avail_idx;
+	msg->state.num = virtq_get_base(&q->vq);
 	vlock_unlock(&q->lock);
 	if (q->kick_fd >= 0) {
 		close(q->kick_fd);

@@ -24,6 +24,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reply_ack, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_packed_session, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_peer, setup,

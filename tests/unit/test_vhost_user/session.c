@@ -228,3 +228,82 @@ void test_reply_ack(void **state)
 	assert_int_equal(f.dev.stats.msg_errors, 9);
 	assert_true(f.dev.err_logged);
 }
+
+/* A packed ring through the protocol: any size, the base's two halves
+ * (avail and used, each with its wrap counter) in and out, ring
+ * addresses meaning ring / driver area / device area, and a switch of
+ * layout by SET_FEATURES stopping the ring it changes.
+ */
+void test_packed_session(void **state)
+{
+	uint64_t feat = F_PROTO | (1ull << VIRTIO_F_VERSION_1) |
+			(1ull << VIRTIO_F_RING_PACKED) |
+			(1ull << VIRTIO_F_IN_ORDER);
+	struct vring_packed_desc *ring = (void *)(f.mem + DESC_OFF(1));
+	struct vhost_vring_state st = { 1, 0 };
+	struct virtq_elem e;
+	uint16_t flags;
+
+	negotiate((1 << 0) | (1 << 3), feat);
+	assert_true(f.dev.q[1].vq.packed);
+	assert_int_equal(set_mem_table(0), 0);
+	/* no power of two needed, but no more than 2^15 */
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_NUM, 0, 1, 32769), 0);
+	assert_int_equal(f.dev.stats.msg_errors, 1);
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_NUM, 0, 1, 100), 0);
+	/* resume at avail 99 (wrap 1), used 99 (wrap 1) */
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_BASE, 0, 1,
+				   99 | 1u << 15 | 99u << 16 | 1u << 31), 0);
+	{
+		struct vhost_vring_addr a = {
+			.index = 1,
+			.desc_user_addr = UVA_BASE + DESC_OFF(1),
+			.used_user_addr = UVA_BASE + USED_OFF(1),
+			.avail_user_addr = UVA_BASE + AVAIL_OFF(1),
+		};
+
+		assert_int_equal(xfer(VHOST_USER_SET_VRING_ADDR, 0, &a,
+				      sizeof(a), NULL, 0), 0);
+	}
+	assert_int_equal(set_vring_fd(VHOST_USER_SET_VRING_KICK, 1), 0);
+	assert_true(f.dev.q[1].started);
+
+	/* a two-descriptor chain straddling the end of the ring */
+	memcpy(f.mem + BUF_OFF, "hello", 5);
+	ring[0] = (struct vring_packed_desc){ BUF_OFF + 3, 2, 4,
+		1u << VRING_PACKED_DESC_F_USED };	/* wrap 0 lap */
+	ring[99] = (struct vring_packed_desc){ BUF_OFF, 3, 4,
+		VRING_DESC_F_NEXT | 1u << VRING_PACKED_DESC_F_AVAIL };
+	vlock_lock(&f.dev.q[1].lock);
+	assert_int_equal(virtq_pop(&f.dev.q[1].vq, &e), VIRTQ_POP_OK);
+	assert_int_equal(e.head, 4);
+	assert_int_equal(e.out_len, 5);
+	virtq_push(&f.dev.q[1].vq, e.head, 0);
+	virtq_flush(&f.dev.q[1].vq);
+	vlock_unlock(&f.dev.q[1].lock);
+	flags = ring[99].flags;
+	assert_int_equal(ring[99].id, 4);
+	assert_true(flags & 1u << VRING_PACKED_DESC_F_AVAIL);
+	assert_true(flags & 1u << VRING_PACKED_DESC_F_USED);
+
+	/* stop: both halves now at 1, with wrap counters 0 */
+	assert_int_equal(set_state(VHOST_USER_GET_VRING_BASE, 0, 1, 0), 0);
+	fe_reply(VHOST_USER_GET_VRING_BASE, &st, sizeof(st));
+	assert_int_equal(st.num, 1 | 1u << 16);
+
+	/* a base past the ring end is refused when the ring would start */
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_BASE, 0, 1, 100), 0);
+	assert_int_equal(set_vring_fd(VHOST_USER_SET_VRING_KICK, 1), 0);
+	assert_false(f.dev.q[1].started);
+	assert_int_equal(f.dev.stats.msg_errors, 2);
+
+	/* back to split: a size of 100 cannot be mapped any more */
+	assert_int_equal(set_state(VHOST_USER_SET_VRING_BASE, 0, 1, 0), 0);
+	assert_int_equal(set_vring_fd(VHOST_USER_SET_VRING_KICK, 1), 0);
+	assert_true(f.dev.q[1].started);
+	assert_int_equal(set_u64(VHOST_USER_SET_FEATURES, 0,
+				 feat & ~(1ull << VIRTIO_F_RING_PACKED)), 0);
+	assert_false(f.dev.q[1].vq.packed);
+	assert_false(f.dev.q[1].started);
+	assert_int_equal(f.dev.stats.msg_errors, 3);
+}

@@ -7,7 +7,7 @@
  *   fe.c		the fixture and the test's front end ("QEMU"): messages,
  *			replies, the opening and per-ring sequences
  *   session.c	QEMU 7.2's session: start, enable gating, memory slots,
- *			REPLY_ACK
+ *			REPLY_ACK, and the same over a packed ring
  *   hostile.c	malformed messages, a stalled peer, a broken device
  *   runtime.c	NET_SET_MTU, and control changes under a running worker
  */
@@ -38,7 +38,9 @@
 #define OFFERED	((1ull << VIRTIO_F_VERSION_1) |			\
 		 (1ull << VIRTIO_NET_F_MRG_RXBUF) |			\
 		 (1ull << VIRTIO_RING_F_EVENT_IDX) |			\
-		 (1ull << VIRTIO_RING_F_INDIRECT_DESC))
+		 (1ull << VIRTIO_RING_F_INDIRECT_DESC) |		\
+		 (1ull << VIRTIO_F_RING_PACKED) |			\
+		 (1ull << VIRTIO_F_IN_ORDER))
 #define F_PROTO	(1ull << VHOST_USER_F_PROTOCOL_FEATURES)
 
 /**
@@ -91,6 +93,7 @@ void test_qemu_sequence(void **state);
 void test_enable_gating(void **state);
 void test_mem_slots(void **state);
 void test_reply_ack(void **state);
+void test_packed_session(void **state);
 
 /* hostile.c */
 void test_malformed(void **state);
