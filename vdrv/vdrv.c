@@ -56,7 +56,7 @@ static int vdrv_check_opts(const struct vdrv_opts *o)
 {
 	unsigned int q = o->queue_size;
 
-	if (!o->path || q < 2 || q > 32768 || (q & (q - 1)))
+	if (!o->path || q < 2 || q > 32768 || ((q & (q - 1)) && !o->packed))
 		return -EINVAL;
 	if (!o->rx_segs || o->rx_segs > q || o->rx_buf_len < o->rx_segs ||
 	    o->rx_buf_len < 12 || o->rx_bufs * o->rx_segs > q)
@@ -74,15 +74,26 @@ static int vdrv_check_opts(const struct vdrv_opts *o)
 static int vdrv_negotiate(struct vdrv_dev *d)
 {
 	struct vdrv_conn *c = &d->conn;
-	uint64_t pf = 0, again;
+	uint64_t pf = 0, again, want, need;
 	int ret;
 
 	ret = vdrv_proto_get_u64(c, VDRV_REQ_GET_FEATURES, &d->dev_features);
 	if (ret)
 		return ret;
-	d->features = d->opts.features & d->dev_features &
+	want = d->opts.features;
+	need = d->opts.required;
+	if (d->opts.packed) {
+		want |= 1ULL << VIRTIO_F_RING_PACKED;
+		need |= 1ULL << VIRTIO_F_RING_PACKED;
+	} else {
+		/* Only asked for: a layout callers did not choose. */
+		want &= ~(1ULL << VIRTIO_F_RING_PACKED);
+	}
+	if (d->opts.in_order)
+		want |= 1ULL << VIRTIO_F_IN_ORDER;
+	d->features = want & d->dev_features &
 		      ~(1ULL << VDRV_F_PROTOCOL_FEATURES);
-	if (d->opts.required & ~d->features)
+	if (need & ~d->features)
 		return -ENOTSUP;
 
 	if (d->dev_features & (1ULL << VDRV_F_PROTOCOL_FEATURES)) {
@@ -145,7 +156,12 @@ static int vdrv_setup_mem(struct vdrv_dev *d)
 	uint64_t rxl = VDRV_ALIGN(o->rx_buf_len, VDRV_BUF_ALIGN);
 	uint64_t txl = VDRV_ALIGN(o->tx_buf_len, VDRV_BUF_ALIGN);
 	uint64_t ring, ind, sizes[VDRV_MEM_REGIONS];
-	bool evt = vdrv_has(d, VIRTIO_RING_F_EVENT_IDX);
+	unsigned int rf = (vdrv_has(d, VIRTIO_RING_F_EVENT_IDX) ?
+			   VDRV_RING_EVENT_IDX : 0) |
+			  (vdrv_has(d, VIRTIO_F_RING_PACKED) ?
+			   VDRV_RING_PACKED : 0) |
+			  (vdrv_has(d, VIRTIO_F_IN_ORDER) ?
+			   VDRV_RING_IN_ORDER : 0);
 	struct vdrv_ring *rx = &d->rings[VDRV_RX_RING];
 	struct vdrv_ring *tx = &d->rings[VDRV_TX_RING];
 	unsigned int i, s;
@@ -171,10 +187,10 @@ static int vdrv_setup_mem(struct vdrv_dev *d)
 	if (ret)
 		return ret;
 
-	ret = vdrv_ring_init(rx, VDRV_RX_RING, q, (uint16_t)o->rx_segs, evt,
+	ret = vdrv_ring_init(rx, VDRV_RX_RING, q, (uint16_t)o->rx_segs, rf,
 			     &d->mem, &d->stats);
 	if (!ret)
-		ret = vdrv_ring_init(tx, VDRV_TX_RING, q, tx_stride, evt,
+		ret = vdrv_ring_init(tx, VDRV_TX_RING, q, tx_stride, rf,
 				     &d->mem, &d->stats);
 	if (ret)
 		return ret;
@@ -280,18 +296,22 @@ static int vdrv_start_ring(struct vdrv_dev *d, struct vdrv_ring *r)
 {
 	struct vhost_vring_addr a = {
 		.index = r->index,
-		/* Ring addresses are user (our) addresses, not guest ones. */
-		.desc_user_addr = (uintptr_t)r->desc,
-		.used_user_addr = (uintptr_t)r->used,
-		.avail_user_addr = (uintptr_t)r->avail,
+		/* Ring addresses are user (our) addresses, not guest ones;
+		 * packed: the ring, the driver and the device event areas.
+		 */
+		.desc_user_addr = (uintptr_t)r->area[0],
+		.avail_user_addr = (uintptr_t)r->area[1],
+		.used_user_addr = (uintptr_t)r->area[2],
 	};
+	/* Packed: positions 0 with both wrap counters at 1. */
+	uint32_t base = r->packed ? 1u << 15 | 1u << 31 : 0;
 	struct vdrv_conn *c = &d->conn;
 	int ret;
 
 	ret = vdrv_proto_set_state(c, VDRV_REQ_SET_VRING_NUM, r->index, r->num);
 	if (!ret)
 		ret = vdrv_proto_set_state(c, VDRV_REQ_SET_VRING_BASE, r->index,
-					   0);
+					   base);
 	if (!ret)
 		ret = vdrv_proto_set(c, VDRV_REQ_SET_VRING_ADDR, &a, sizeof(a),
 				     NULL, 0);
@@ -532,15 +552,16 @@ int vdrv_close_used(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS],
 	if (used)
 		memset(used, 0, sizeof(used[0]) * VDRV_NRINGS);
 	for (i = 0; i < VDRV_NRINGS && !ret; i++) {
-		uint16_t b = 0;
+		uint32_t b = 0;
 
 		ret = d->conn.hung_up ? -ECONNRESET :
-		      vdrv_proto_get_vring_base(&d->conn, i, &b);
+		      vdrv_proto_get_vring_base(&d->conn, i,
+						d->rings[i].packed, &b);
+		/* Packed: the avail half, position and wrap counter. */
 		if (bases)
-			bases[i] = b;
+			bases[i] = (uint16_t)b;
 		if (used && !ret)
-			used[i] = __atomic_load_n(&d->rings[i].used->idx,
-						  __ATOMIC_ACQUIRE);
+			used[i] = (uint16_t)vdrv_ring_used_end(&d->rings[i]);
 	}
 	vdrv_free(d);
 	return ret;
@@ -628,6 +649,35 @@ size_t vdrv_hdr_len(const struct vdrv_dev *d)
 const struct vdrv_stats *vdrv_stats(const struct vdrv_dev *d)
 {
 	return &d->stats;
+}
+
+/**
+ * vdrv_avail_base() - what GET_VRING_BASE reports for a ring once the
+ *		       device took everything we made available
+ * @d:		device
+ * @ring:	VDRV_RX_RING or VDRV_TX_RING
+ *
+ * Return: split: our avail index; packed: our next avail position with
+ *	   the driver wrap counter in bit 15 (the base's avail half)
+ */
+uint16_t vdrv_avail_base(const struct vdrv_dev *d, unsigned int ring)
+{
+	const struct vdrv_ring *r = &d->rings[ring % VDRV_NRINGS];
+
+	if (r->packed)
+		return (uint16_t)(r->p_next | (r->p_wrap ? 1u << 15 : 0));
+	return r->avail_idx;
+}
+
+/**
+ * vdrv_packed() - whether the device's rings are packed
+ * @d:		device
+ *
+ * Return: true if VIRTIO_F_RING_PACKED was negotiated
+ */
+bool vdrv_packed(const struct vdrv_dev *d)
+{
+	return d->rings[VDRV_TX_RING].packed;
 }
 
 /**

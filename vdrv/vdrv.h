@@ -74,7 +74,8 @@ enum vdrv_tx_layout {
  *			what the device does not offer is left out
  * @required:		features that must be negotiated, else -ENOTSUP
  * @protocol_features:	vhost-user protocol features wanted
- * @queue_size:		ring size for both rings, power of two <= 32768
+ * @queue_size:		ring size for both rings, <= 32768, a power of two
+ *			unless @packed
  * @rx_buf_len:		bytes per RX buffer (one descriptor or, with
  *			@rx_segs > 1, the whole chain), header included
  * @rx_segs:		descriptors chained per RX buffer (1 = one each)
@@ -84,6 +85,12 @@ enum vdrv_tx_layout {
  * @timeout_ms:		limit for connect/accept and each reply
  * @early_enable:	send SET_VRING_CALL/ERR and SET_VRING_ENABLE before
  *			SET_FEATURES as QEMU 7.2 does (default true)
+ * @packed:		use packed rings: VIRTIO_F_RING_PACKED is asked for
+ *			and required (vdrv_open() fails with -ENOTSUP
+ *			without it); @queue_size need not be a power of two
+ * @in_order:		ask for VIRTIO_F_IN_ORDER (not required) and, if
+ *			negotiated, check that the device uses buffers in
+ *			the order they were made available (dev_errors)
  * @mtu:		if not 0, announce this MTU with NET_SET_MTU after
  *			SET_FEATURES, as QEMU does for host_mtu=; needs
  *			the NET_MTU protocol feature (asked for), else
@@ -103,6 +110,8 @@ struct vdrv_opts {
 	enum vdrv_tx_layout tx_layout;
 	int timeout_ms;
 	bool early_enable;
+	bool packed;
+	bool in_order;
 	uint16_t mtu;
 };
 
@@ -189,6 +198,8 @@ uint64_t vdrv_protocol_features(const struct vdrv_dev *d);
 unsigned int vdrv_queue_num(const struct vdrv_dev *d);
 size_t vdrv_hdr_len(const struct vdrv_dev *d);
 const struct vdrv_stats *vdrv_stats(const struct vdrv_dev *d);
+uint16_t vdrv_avail_base(const struct vdrv_dev *d, unsigned int ring);
+bool vdrv_packed(const struct vdrv_dev *d);
 int vdrv_sock_fd(const struct vdrv_dev *d);
 int vdrv_call_fd(const struct vdrv_dev *d, unsigned int ring);
 

@@ -2,8 +2,8 @@
 /* vdrv_priv.h - internals shared by the vdrv files, not for users
  *
  * Three layers, each in its own file: guest memory (vdrv_mem.c), the
- * driver side of a split virtqueue (vdrv_ring.c) and vhost-user messages
- * (vdrv_proto.c).  vdrv.c puts them together into a virtio-net device and
+ * driver side of a virtqueue (vdrv_ring.c, split; vdrv_ring_packed.c,
+ * packed) and vhost-user messages (vdrv_proto.c).  vdrv.c puts them together into a virtio-net device and
  * vdrv_evil.c breaks the rules on purpose.
  */
 #ifndef VDRV_PRIV_H
@@ -62,16 +62,47 @@ void vdrv_mem_fini(struct vdrv_mem *m);
 void *vdrv_mem_alloc(struct vdrv_mem *m, unsigned int region, uint64_t size,
 		     uint64_t align, uint64_t *gpa);
 
-/* ---- driver side of a split virtqueue (vdrv_ring.c) ------------------- */
+/* ---- driver side of a virtqueue (vdrv_ring.c, vdrv_ring_packed.c) ----- */
 
 /**
- * struct vdrv_ring - driver view of one split virtqueue
+ * struct vdrv_ring - driver view of one virtqueue, split or packed
  * @index:	vring index (VDRV_RX_RING / VDRV_TX_RING)
  * @num:	queue size
  * @event_idx:	VIRTIO_RING_F_EVENT_IDX negotiated
- * @desc:	descriptor table (in guest memory)
- * @avail:	driver area
- * @used:	device area
+ * @packed:	VIRTIO_F_RING_PACKED negotiated: @desc is a staging table
+ *		in our own memory, in split format, from which
+ *		vdrv_ring_add() copies each chain into the ring (@pring),
+ *		so that callers write chains the same way for both layouts;
+ *		@avail and @used are NULL
+ * @in_order:	VIRTIO_F_IN_ORDER negotiated: every used buffer must be
+ *		the oldest in flight (checked; a device batching used
+ *		entries, which the spec allows, is not supported)
+ * @desc:	descriptor table (in guest memory), or the staging table
+ * @avail:	driver area (split)
+ * @used:	device area (split)
+ * @area:	the three addresses for SET_VRING_ADDR: descriptor table
+ *		or ring, driver area, device area
+ * @pring:	packed: the descriptor ring (guest memory)
+ * @drv_ev:	packed: driver event suppression (ours, guest memory)
+ * @dev_ev:	packed: device event suppression (the device's)
+ * @p_next:	packed: next ring position we make available
+ * @p_wrap:	packed: driver ring wrap counter at @p_next
+ * @p_kicked:	packed: @p_next at the previous kick decision
+ * @p_kicked_wrap: packed: @p_wrap then
+ * @p_used:	packed: next position a used descriptor appears at
+ * @p_used_wrap: packed: the device's wrap counter expected there
+ * @p_batch:	packed: chains added since the last publish
+ * @p_batch_pos: packed: head position of the first of them, whose flags
+ *		vdrv_ring_publish() stores last
+ * @p_batch_flags: packed: those flags
+ * @p_chain:	packed: per head, ring descriptors its chain took
+ * @p_pend:	packed: positions (bit 16: wrap) of the used descriptors
+ *		vdrv_ring_used_pending() found, one more: the end
+ * @p_pend_off: packed: entries of @p_pend already consumed
+ * @p_npend:	packed: entries found and not yet consumed
+ * @order:	in order: heads in the order they were made available
+ * @order_first: in order: oldest entry of @order
+ * @order_n:	in order: entries in @order
  * @used_event:	&avail->ring[num], our "call me past here" hint
  * @avail_event: &used->ring[num], the device's "kick me past here" hint
  * @avail_idx:	next avail index we will publish (shadow of avail->idx)
@@ -90,9 +121,31 @@ struct vdrv_ring {
 	unsigned int index;
 	uint16_t num;
 	bool event_idx;
+	bool packed;
+	bool in_order;
 	struct vring_desc *desc;
 	struct vring_avail *avail;
 	struct vring_used *used;
+	void *area[3];
+	struct vring_packed_desc *pring;
+	struct vring_packed_desc_event *drv_ev;
+	struct vring_packed_desc_event *dev_ev;
+	uint16_t p_next;
+	bool p_wrap;
+	uint16_t p_kicked;
+	bool p_kicked_wrap;
+	uint16_t p_used;
+	bool p_used_wrap;
+	bool p_batch;
+	uint16_t p_batch_pos;
+	uint16_t p_batch_flags;
+	uint16_t *p_chain;
+	uint32_t *p_pend;
+	unsigned int p_pend_off;
+	unsigned int p_npend;
+	uint16_t *order;
+	unsigned int order_first;
+	unsigned int order_n;
 	uint16_t *used_event;
 	uint16_t *avail_event;
 	uint16_t avail_idx;
@@ -108,8 +161,13 @@ struct vdrv_ring {
 	struct vdrv_stats *stats;
 };
 
+/* Ring layout and options for vdrv_ring_init(). */
+#define VDRV_RING_EVENT_IDX	(1u << 0)
+#define VDRV_RING_PACKED	(1u << 1)
+#define VDRV_RING_IN_ORDER	(1u << 2)
+
 int vdrv_ring_init(struct vdrv_ring *r, unsigned int index, uint16_t num,
-		   uint16_t stride, bool event_idx, struct vdrv_mem *m,
+		   uint16_t stride, unsigned int flags, struct vdrv_mem *m,
 		   struct vdrv_stats *stats);
 void vdrv_ring_fini(struct vdrv_ring *r);
 void vdrv_ring_add(struct vdrv_ring *r, uint16_t head);
@@ -123,6 +181,23 @@ int vdrv_ring_used_take(struct vdrv_ring *r, uint16_t head);
 void vdrv_ring_used_consume(struct vdrv_ring *r, unsigned int count);
 bool vdrv_ring_enable_cb(struct vdrv_ring *r);
 void vdrv_ring_disable_cb(struct vdrv_ring *r);
+uint32_t vdrv_ring_used_end(struct vdrv_ring *r);
+bool vdrv_ring_order_check(struct vdrv_ring *r, unsigned int nth,
+			   uint16_t head);
+
+/* vdrv_ring_packed.c: the packed halves of the calls above */
+int vdrv_ring_packed_init(struct vdrv_ring *r, struct vdrv_mem *m);
+unsigned int vdrv_ring_packed_write(struct vdrv_ring *r, uint16_t head,
+				    uint16_t id);
+void vdrv_ring_packed_add(struct vdrv_ring *r, uint16_t head);
+bool vdrv_ring_packed_publish(struct vdrv_ring *r);
+int vdrv_ring_packed_used_pending(struct vdrv_ring *r);
+int vdrv_ring_packed_used_get(struct vdrv_ring *r, unsigned int nth,
+			      uint16_t *head, uint32_t *len);
+void vdrv_ring_packed_used_consume(struct vdrv_ring *r, unsigned int count);
+bool vdrv_ring_packed_enable_cb(struct vdrv_ring *r);
+void vdrv_ring_packed_disable_cb(struct vdrv_ring *r);
+void vdrv_ring_packed_table(void *table, unsigned int n);
 
 /* ---- vhost-user messages (vdrv_proto.c) ------------------------------- */
 
@@ -211,7 +286,7 @@ int vdrv_proto_set_state(struct vdrv_conn *c, uint32_t req,
 int vdrv_proto_set_fd(struct vdrv_conn *c, uint32_t req, unsigned int index,
 		      int fd);
 int vdrv_proto_get_vring_base(struct vdrv_conn *c, unsigned int index,
-			      uint16_t *base);
+			      bool packed, uint32_t *base);
 int vdrv_proto_wait_hangup(struct vdrv_conn *c, int timeout_ms,
 			   uint64_t *ack, bool *got_ack);
 

@@ -414,13 +414,15 @@ int vdrv_proto_set_fd(struct vdrv_conn *c, uint32_t req, unsigned int index,
  * vdrv_proto_get_vring_base() - stop a ring and learn where it stopped
  * @c:		connection
  * @index:	vring index
- * @base:	out: the device's next avail index
+ * @packed:	the ring is packed: all 32 bits mean something
+ * @base:	out: the device's next avail index (packed: avail position
+ *		and wrap counter in bits 0-15, used ones in 16-31)
  *
- * Return: 0, -EPROTO if the reply names another ring or a base beyond
- * 16 bits, or -errno
+ * Return: 0, -EPROTO if the reply names another ring or a split base
+ * beyond 16 bits, or -errno
  */
 int vdrv_proto_get_vring_base(struct vdrv_conn *c, unsigned int index,
-			      uint16_t *base)
+			      bool packed, uint32_t *base)
 {
 	struct vhost_vring_state s = { .index = index };
 	int ret;
@@ -432,9 +434,9 @@ int vdrv_proto_get_vring_base(struct vdrv_conn *c, unsigned int index,
 				      sizeof(s));
 	if (ret)
 		return ret;
-	if (s.index != index || s.num > 0xffff)
+	if (s.index != index || (!packed && s.num > 0xffff))
 		return -EPROTO;
-	*base = (uint16_t)s.num;
+	*base = s.num;
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* vdrv_ring.c - the driver side of a virtio 1.x split virtqueue
+/* vdrv_ring.c - the driver side of a virtio 1.x split virtqueue, and the
+ * calls every ring goes through (packed ones: vdrv_ring_packed.c)
  *
  * DOC: Theory of Operation
  *
@@ -22,6 +23,10 @@
  * VRING_AVAIL_F_NO_INTERRUPT (without EVENT_IDX), enable_cb clears it or
  * writes used_event = last_used, then re-checks used->idx after a full
  * barrier so a completion racing with the re-enable is not slept through.
+ *
+ * With VIRTIO_F_IN_ORDER (either layout) every used buffer must be the
+ * oldest one in flight: the heads made available are remembered in
+ * order, and a device that returns another is counted in dev_errors.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,16 +40,16 @@
  * vdrv_ring_init() - allocate a ring in guest memory and its eventfds
  * @r:		ring to set up
  * @index:	vring index
- * @num:	queue size, power of two
+ * @num:	queue size, power of two (split)
  * @stride:	descriptors per buffer (heads are multiples of it)
- * @event_idx:	VIRTIO_RING_F_EVENT_IDX negotiated
+ * @flags:	VDRV_RING_EVENT_IDX, VDRV_RING_PACKED, VDRV_RING_IN_ORDER
  * @m:		guest memory; the ring goes into region 0
  * @stats:	counters to update
  *
  * Return: 0 or -errno
  */
 int vdrv_ring_init(struct vdrv_ring *r, unsigned int index, uint16_t num,
-		   uint16_t stride, bool event_idx, struct vdrv_mem *m,
+		   uint16_t stride, unsigned int flags, struct vdrv_mem *m,
 		   struct vdrv_stats *stats)
 {
 	uint64_t gpa;
@@ -54,8 +59,21 @@ int vdrv_ring_init(struct vdrv_ring *r, unsigned int index, uint16_t num,
 	r->index = index;
 	r->num = num;
 	r->stride = stride ? stride : 1;
-	r->event_idx = event_idx;
+	r->event_idx = flags & VDRV_RING_EVENT_IDX;
+	r->packed = flags & VDRV_RING_PACKED;
+	r->in_order = flags & VDRV_RING_IN_ORDER;
 	r->stats = stats;
+
+	r->inflight = calloc(num, sizeof(*r->inflight));
+	r->cap = calloc(num, sizeof(*r->cap));
+	r->order = calloc(num, sizeof(*r->order));
+	if (!r->inflight || !r->cap || !r->order)
+		goto err;
+	if (r->packed) {
+		if (vdrv_ring_packed_init(r, m))
+			goto err;
+		goto fds;
+	}
 
 	/* Page-aligned parts, as legacy devices require and all accept. */
 	r->desc = vdrv_mem_alloc(m, 0, sizeof(struct vring_desc) * num, 4096,
@@ -63,15 +81,14 @@ int vdrv_ring_init(struct vdrv_ring *r, unsigned int index, uint16_t num,
 	r->avail = vdrv_mem_alloc(m, 0, 4 + 2 * (uint64_t)num + 2, 4096, &gpa);
 	r->used = vdrv_mem_alloc(m, 0, 4 + 8 * (uint64_t)num + 2, 4096, &gpa);
 	if (!r->desc || !r->avail || !r->used)
-		return -ENOMEM;
+		goto err;
 	r->used_event = &r->avail->ring[num];
 	r->avail_event = (uint16_t *)(void *)&r->used->ring[num];
+	r->area[0] = r->desc;
+	r->area[1] = r->avail;
+	r->area[2] = r->used;
 
-	r->inflight = calloc(num, sizeof(*r->inflight));
-	r->cap = calloc(num, sizeof(*r->cap));
-	if (!r->inflight || !r->cap)
-		goto err;
-
+fds:
 	r->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	r->call_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	r->err_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -92,8 +109,18 @@ void vdrv_ring_fini(struct vdrv_ring *r)
 {
 	free(r->inflight);
 	free(r->cap);
+	free(r->order);
 	r->inflight = NULL;
 	r->cap = NULL;
+	r->order = NULL;
+	if (r->packed) {
+		free(r->desc);	/* the staging table is ours */
+		free(r->p_chain);
+		free(r->p_pend);
+		r->desc = NULL;
+		r->p_chain = NULL;
+		r->p_pend = NULL;
+	}
 	if (r->kick_fd >= 0)
 		close(r->kick_fd);
 	if (r->call_fd >= 0)
@@ -112,8 +139,14 @@ void vdrv_ring_fini(struct vdrv_ring *r)
  */
 void vdrv_ring_add(struct vdrv_ring *r, uint16_t head)
 {
-	r->avail->ring[r->avail_idx & (r->num - 1)] = head;
-	r->avail_idx++;
+	if (r->packed) {
+		vdrv_ring_packed_add(r, head);
+	} else {
+		r->avail->ring[r->avail_idx & (r->num - 1)] = head;
+		r->avail_idx++;
+	}
+	if (r->in_order && r->order_n < r->num)
+		r->order[(r->order_first + r->order_n++) % r->num] = head;
 	r->inflight[head] = true;
 	r->ninflight++;
 }
@@ -128,6 +161,8 @@ bool vdrv_ring_publish(struct vdrv_ring *r)
 {
 	uint16_t old = r->kicked_idx, new = r->avail_idx;
 
+	if (r->packed)
+		return vdrv_ring_packed_publish(r);
 	if (old == new)
 		return false;
 	/* Entries and descriptors before the index: pairs with the device's
@@ -166,11 +201,11 @@ void vdrv_ring_kick(struct vdrv_ring *r)
  */
 void vdrv_ring_flush(struct vdrv_ring *r)
 {
-	uint16_t before = r->kicked_idx;
+	bool added = r->packed ? r->p_batch : r->kicked_idx != r->avail_idx;
 
 	if (vdrv_ring_publish(r))
 		vdrv_ring_kick(r);
-	else if (before != r->avail_idx)
+	else if (added)
 		r->stats->kicks_suppressed++;
 }
 
@@ -183,7 +218,11 @@ void vdrv_ring_flush(struct vdrv_ring *r)
  */
 int vdrv_ring_used_pending(struct vdrv_ring *r)
 {
-	uint16_t n = (uint16_t)(VDRV_READ_ONCE(r->used->idx) - r->last_used);
+	uint16_t n;
+
+	if (r->packed)
+		return vdrv_ring_packed_used_pending(r);
+	n = (uint16_t)(VDRV_READ_ONCE(r->used->idx) - r->last_used);
 
 	/* Entries after the index: pairs with the device's write barrier
 	 * between filling used entries and storing used->idx.
@@ -213,10 +252,17 @@ int vdrv_ring_used_pending(struct vdrv_ring *r)
 int vdrv_ring_used_get(struct vdrv_ring *r, unsigned int nth, uint16_t *head,
 		       uint32_t *len)
 {
-	const struct vring_used_elem *e =
-		&r->used->ring[(uint16_t)(r->last_used + nth) & (r->num - 1)];
-	uint32_t id = VDRV_READ_ONCE(e->id);
-	uint32_t l = VDRV_READ_ONCE(e->len);
+	const struct vring_used_elem *e;
+	uint32_t id, l;
+
+	if (r->packed) {
+		if (vdrv_ring_packed_used_get(r, nth, head, len))
+			return -EPROTO;
+		return vdrv_ring_order_check(r, nth, *head) ? 0 : -EPROTO;
+	}
+	e = &r->used->ring[(uint16_t)(r->last_used + nth) & (r->num - 1)];
+	id = VDRV_READ_ONCE(e->id);
+	l = VDRV_READ_ONCE(e->len);
 
 	/* An id that is no head of ours, or one we do not have in flight,
 	 * would make us recycle a buffer twice.
@@ -232,7 +278,28 @@ int vdrv_ring_used_get(struct vdrv_ring *r, unsigned int nth, uint16_t *head,
 	}
 	*head = (uint16_t)id;
 	*len = l;
-	return 0;
+	return vdrv_ring_order_check(r, nth, *head) ? 0 : -EPROTO;
+}
+
+/**
+ * vdrv_ring_order_check() - with IN_ORDER, is @head the buffer expected
+ * @r:		ring
+ * @nth:	its place among the pending used entries
+ * @head:	head the device returned there
+ *
+ * Return: true if in order (or IN_ORDER not negotiated); false, counted
+ *	   in dev_errors, if the device used buffers out of order
+ */
+bool vdrv_ring_order_check(struct vdrv_ring *r, unsigned int nth,
+			   uint16_t head)
+{
+	if (!r->in_order)
+		return true;
+	if (nth < r->order_n &&
+	    r->order[(r->order_first + nth) % r->num] == head)
+		return true;
+	r->stats->dev_errors++;
+	return false;
 }
 
 /**
@@ -260,7 +327,37 @@ int vdrv_ring_used_take(struct vdrv_ring *r, uint16_t head)
  */
 void vdrv_ring_used_consume(struct vdrv_ring *r, unsigned int count)
 {
-	r->last_used = (uint16_t)(r->last_used + count);
+	if (r->in_order) {
+		if (count > r->order_n)
+			count = r->order_n;
+		r->order_first = (r->order_first + count) % r->num;
+		r->order_n -= count;
+	}
+	if (r->packed)
+		vdrv_ring_packed_used_consume(r, count);
+	else
+		r->last_used = (uint16_t)(r->last_used + count);
+}
+
+/**
+ * vdrv_ring_used_end() - where the device's published used entries end
+ * @r:	ring
+ *
+ * Return: split: used->idx; packed: the position after the last used
+ *	   descriptor published, with the wrap counter in bit 15 (the
+ *	   encoding of GET_VRING_BASE's avail half), or our used position
+ *	   if the device broke the ring
+ */
+uint32_t vdrv_ring_used_end(struct vdrv_ring *r)
+{
+	uint32_t p;
+
+	if (!r->packed)
+		return __atomic_load_n(&r->used->idx, __ATOMIC_ACQUIRE);
+	if (vdrv_ring_packed_used_pending(r) < 0)
+		return r->p_used | (uint32_t)r->p_used_wrap << 15;
+	p = r->p_pend[r->p_npend];
+	return (p & 0xffff) | (p >> 16) << 15;
 }
 
 /**
@@ -271,6 +368,8 @@ void vdrv_ring_used_consume(struct vdrv_ring *r, unsigned int count)
  */
 bool vdrv_ring_enable_cb(struct vdrv_ring *r)
 {
+	if (r->packed)
+		return vdrv_ring_packed_enable_cb(r);
 	if (r->event_idx)
 		VDRV_WRITE_ONCE(*r->used_event, r->last_used);
 	else
@@ -291,7 +390,9 @@ bool vdrv_ring_enable_cb(struct vdrv_ring *r)
  */
 void vdrv_ring_disable_cb(struct vdrv_ring *r)
 {
-	if (!r->event_idx)
+	if (r->packed)
+		vdrv_ring_packed_disable_cb(r);
+	else if (!r->event_idx)
 		VDRV_WRITE_ONCE(r->avail->flags, r->avail->flags |
 				VRING_AVAIL_F_NO_INTERRUPT);
 }

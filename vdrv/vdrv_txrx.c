@@ -103,6 +103,8 @@ void vdrv_tx_describe(struct vdrv_dev *d, uint16_t head, uint32_t len)
 		t[1].len = len;
 		t[1].flags = 0;
 		t[1].next = 0;
+		if (d->rings[VDRV_TX_RING].packed)
+			vdrv_ring_packed_table(t, 2);
 		desc[head].addr = d->tx_ind_gpa[head];
 		desc[head].len = 2 * sizeof(struct vring_desc);
 		desc[head].flags = VRING_DESC_F_INDIRECT;

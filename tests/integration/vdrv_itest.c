@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* vdrv_itest.c - switch scenarios, played by vdrv "guests" against vhostd
  *
- *   vdrv_itest SCENARIO SOCK [SOCK...]
+ *   vdrv_itest [packed:|mixed:|in-order:]...SCENARIO SOCK [SOCK...]
  *
  * run.sh and lifecycle.sh start vhostd with one vhost-user port per SOCK
  * and run one scenario; this program opens the ports itself (one vdrv
@@ -101,6 +101,41 @@ static void it_usage(void)
 			it_scenarios[i].what);
 	fprintf(stderr, "  %-14s %s\n", "evil:KIND",
 		"the last of three ports commits KIND (vdrv_evil)");
+	fprintf(stderr, "prefixes: packed: (all rings packed), mixed: (every "
+		"other port's), in-order: (VIRTIO_F_IN_ORDER, checked)\n");
+}
+
+/**
+ * it_ring_prefix() - apply ring layout prefixes of a scenario name
+ * @sc:		scenario name, maybe "packed:", "mixed:" and/or
+ *		"in-order:" in front
+ *
+ * packed: every port's rings are packed; mixed: every other port's (B,
+ * D, ...), so frames cross between the layouts; in-order: every port
+ * asks for VIRTIO_F_IN_ORDER and checks the device keeps it.  Scenarios
+ * that set their own options later keep these unless they reset them.
+ *
+ * Return: the scenario name without the prefixes
+ */
+static const char *it_ring_prefix(const char *sc)
+{
+	unsigned int i;
+
+	for (;;) {
+		bool packed = !strncmp(sc, "packed:", 7);
+		bool mixed = !strncmp(sc, "mixed:", 6);
+		bool in_order = !strncmp(sc, "in-order:", 9);
+
+		if (!packed && !mixed && !in_order)
+			return sc;
+		for (i = 0; i < it_nports; i++) {
+			if (packed || (mixed && (i & 1)))
+				it_ports[i].o.packed = true;
+			if (in_order)
+				it_ports[i].o.in_order = true;
+		}
+		sc = strchr(sc, ':') + 1;
+	}
 }
 
 /**
@@ -137,6 +172,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sc = argv[1];
 	it_setup(argc, argv);
+	sc = it_ring_prefix(sc);
 	if (!strncmp(sc, "evil:", 5)) {
 		sc_evil(sc + 5);
 		return it_done();

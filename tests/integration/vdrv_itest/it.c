@@ -106,6 +106,9 @@ void it_close(struct it_port *p)
 	it_tx_settle(p);
 	errs = st->dev_errors;
 	sent = st->tx_packets;
+	/* A packed ring's base is a position, not a count. */
+	if (vdrv_packed(p->d))
+		sent = vdrv_avail_base(p->d, VDRV_TX_RING);
 	ret = vdrv_close_used(p->d, bases, used);
 	p->d = NULL;
 	if (ret)
