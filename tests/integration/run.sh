@@ -100,6 +100,18 @@ run_itest burst burst 2
 run_itest variants variants 2
 run_itest workers-4 basic 4 --workers 4
 run_itest irq-counters basic 3 --poll-us 0
+# Packed rings (VIRTIO_F_RING_PACKED), between themselves and with split
+# ones, and VIRTIO_F_IN_ORDER checked by every guest on both layouts.
+run_itest packed-basic packed:basic 3
+run_itest packed-mixed mixed:basic 4
+run_itest packed-mrg packed:mrg 3
+run_itest packed-no-mrg packed:nomrg 3
+run_itest packed-burst packed:burst 2
+run_itest packed-variants packed:variants 2
+run_itest packed-reconnect packed:reconnect 2
+run_itest packed-irq packed:basic 3 --poll-us 0
+run_itest in-order-basic in-order:basic 3
+run_itest in-order-packed-burst in-order:packed:burst 2
 for k in garbage bad-size short unknown bad-version bad-ring mem-beyond-fd \
 	 oob-desc oob-len loop loop-empty avail-jump bad-head indirect-nested \
 	 indirect-oob rx-oob shrink kick-pipe call-pipe err-socket err-signal \
