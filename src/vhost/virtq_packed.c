@@ -174,8 +174,10 @@ int virtq_packed_map(struct virtq *vq, const struct guest_mem *mem)
  *
  * Reads no more than 2 * @n + VIRTQ_CHAIN_MAX flags (and never more than
  * the ring): the count is a hint for the size of a burst, and every
- * chain is read again, and checked, by virtq_packed_pop().  A partial or
- * malformed chain at the end simply does not count.
+ * chain is read again, and checked, by virtq_packed_pop().  A chain not
+ * ended where the count stops (longer than the scan, or a descriptor in
+ * it not available) counts as one: only a pop can say whether it is
+ * good, and a ring that lies must be found broken, not left waiting.
  *
  * Return: complete chains available, at most @n
  */
@@ -185,7 +187,7 @@ static unsigned int virtq_packed_count(struct virtq *vq, unsigned int n,
 	unsigned int scan = MIN(2 * n + VIRTQ_CHAIN_MAX, vq->num);
 	unsigned int chains = 0, i;
 	uint16_t idx = vq->last_avail_idx;
-	bool wrap = vq->avail_wrap;
+	bool wrap = vq->avail_wrap, open = false;
 
 	for (i = 0; i < scan && chains < n; i++) {
 		uint16_t flags = READ_ONCE(vq->pdesc[idx].flags);
@@ -194,10 +196,13 @@ static unsigned int virtq_packed_count(struct virtq *vq, unsigned int n,
 			break;
 		if (hint && !(idx & 3))
 			__builtin_prefetch(&vq->pdesc[idx]);
-		if (!(flags & VRING_DESC_F_NEXT))
+		open = flags & VRING_DESC_F_NEXT;
+		if (!open)
 			chains++;
 		virtq_packed_step(vq, &idx, &wrap, 1);
 	}
+	if (open && chains < n)
+		chains++;
 	/* Pairs with the driver's wmb before the head's flags: what the
 	 * caller reads next belongs to descriptors seen available.
 	 */

@@ -178,6 +178,20 @@ static bool drv_get_used(uint16_t *id, uint32_t *len, unsigned int skip)
 	return true;
 }
 
+/**
+ * expect_broken_pop() - the next pop breaks the ring, for good
+ */
+static void expect_broken_pop(void)
+{
+	struct virtq_elem e;
+
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
+	assert_true(d.vq.broken);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
+	assert_int_equal(virtq_avail_count(&d.vq), 0);
+	assert_int_equal(virtq_prefetch(&d.vq, 32), 0);
+}
+
 static void test_pop_push_flush(void **state)
 {
 	const struct seg out[] = {
@@ -231,6 +245,46 @@ static void test_pop_push_flush(void **state)
 	assert_true(d.ring[2].flags & VRING_DESC_F_WRITE);
 	assert_false(drv_get_used(&id, &len, 1));
 	assert_int_equal(d.vq.stat_pops, 3);
+}
+
+/* virtq_prefetch() counts complete chains from the flags alone, caps at
+ * @n, and counts a chain it cannot see the end of as one: the pop that
+ * follows judges it (here: breaks the ring), rather than leave a lying
+ * ring waiting forever.
+ */
+static void test_prefetch(void **state)
+{
+	const struct seg one[] = { { BUF_OFF, 1, 0 } };
+	const struct seg two[] = { { BUF_OFF, 1, 0 }, { BUF_OFF, 1, 0 } };
+	struct seg many[100];
+	struct virtq_elem e;
+	unsigned int i;
+	uint16_t h;
+
+	drv_setup(8, false, false);
+	assert_int_equal(virtq_prefetch(&d.vq, 32), 0);
+	drv_add(one, 1, 0);
+	drv_add(two, 2, 1);
+	drv_add(one, 1, 2);
+	assert_int_equal(virtq_prefetch(&d.vq, 32), 3);
+	assert_int_equal(virtq_prefetch(&d.vq, 2), 2);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	assert_int_equal(virtq_prefetch(&d.vq, 32), 2);
+
+	/* the second descriptor of a chain not available: counted, broken */
+	drv_setup(8, false, false);
+	h = drv_add(two, 2, 0);
+	d.ring[h + 1].flags = 0;
+	assert_int_equal(virtq_prefetch(&d.vq, 32), 1);
+	expect_broken_pop();
+
+	/* longer than the scan (2n + VIRTQ_CHAIN_MAX): counted, broken */
+	drv_setup(128, false, false);
+	for (i = 0; i < 100; i++)
+		many[i] = (struct seg){ BUF_OFF, 1, 0 };
+	drv_add(many, 100, 0);
+	assert_int_equal(virtq_prefetch(&d.vq, 1), 1);
+	expect_broken_pop();
 }
 
 /* Many laps of a ring whose size is no power of two, with chains that
@@ -333,19 +387,6 @@ static void test_indirect(void **state)
 	assert_int_equal(d.vq.used_idx, 1);
 }
 
-/**
- * expect_broken() - the chain just added breaks the ring, for good
- */
-static void expect_broken(void)
-{
-	struct virtq_elem e;
-
-	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
-	assert_true(d.vq.broken);
-	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_BROKEN);
-	assert_int_equal(virtq_avail_count(&d.vq), 0);
-}
-
 static void test_violations(void **state)
 {
 	const struct seg two[] = { { BUF_OFF, 10, 0 }, { BUF_OFF, 10, 0 } };
@@ -366,10 +407,10 @@ static void test_violations(void **state)
 	/* buffer outside guest memory, or running past its end */
 	drv_setup(8, false, true);
 	drv_add(outside, 1, 0);
-	expect_broken();
+	expect_broken_pop();
 	drv_setup(8, false, true);
 	drv_add(straddle, 1, 0);
-	expect_broken();
+	expect_broken_pop();
 
 	/* wrap-counter lie: the second descriptor of a chain not marked
 	 * available for its position (here: left as the previous lap's)
@@ -377,12 +418,12 @@ static void test_violations(void **state)
 	drv_setup(8, false, false);
 	h = drv_add(two, 2, 0);
 	d.ring[h + 1].flags ^= F_AVAIL | F_USED;
-	expect_broken();
+	expect_broken_pop();
 	/* ... or marked used */
 	drv_setup(8, false, false);
 	h = drv_add(two, 2, 0);
 	d.ring[h + 1].flags |= F_AVAIL | F_USED;
-	expect_broken();
+	expect_broken_pop();
 
 	/* a chain as long as the ring, NEXT on every descriptor: it would
 	 * run into its own head
@@ -397,23 +438,23 @@ static void test_violations(void **state)
 		drv_add(four, 4, 0);
 		d.ring[3].flags |= VRING_DESC_F_NEXT;
 		/* the head comes round again, still available */
-		expect_broken();
+		expect_broken_pop();
 	}
 
 	/* INDIRECT without the feature */
 	drv_setup(8, false, false);
 	drv_add(ind, 1, 0);
-	expect_broken();
+	expect_broken_pop();
 	/* INDIRECT with NEXT */
 	drv_setup(8, false, true);
 	h = drv_add(ind, 1, 0);
 	d.ring[h].flags |= VRING_DESC_F_NEXT;
 	d.ring[h + 1].flags = drv_avail_flags(true);
-	expect_broken();
+	expect_broken_pop();
 	/* INDIRECT after direct descriptors in one list */
 	drv_setup(8, false, true);
 	drv_add(ind_mid, 2, 0);
-	expect_broken();
+	expect_broken_pop();
 	/* empty, ragged, oversized, misaligned, outside tables */
 	{
 		const struct { uint64_t off; uint32_t len; } bad[] = {
@@ -431,7 +472,7 @@ static void test_violations(void **state)
 
 			drv_setup(8, false, true);
 			drv_add(&s, 1, 0);
-			expect_broken();
+			expect_broken_pop();
 		}
 	}
 	/* a table entry outside memory */
@@ -440,13 +481,13 @@ static void test_violations(void **state)
 	t[0] = (struct vring_packed_desc){ GPA_BASE + BUF_OFF, 1, 0, 0 };
 	t[1] = (struct vring_packed_desc){ 0x10, 1, 0, 0 };
 	drv_add(ind, 1, 0);
-	expect_broken();
+	expect_broken_pop();
 	/* a table entry running past the end of memory */
 	drv_setup(8, false, true);
 	t[0] = (struct vring_packed_desc){ GPA_BASE, 0xffffffff, 0, 0 };
 	t[1] = (struct vring_packed_desc){ GPA_BASE, 2, 0, 0 };
 	drv_add(ind, 1, 0);
-	expect_broken();
+	expect_broken_pop();
 }
 
 /* A chain we cannot use goes back with its buffer ID, and the ring
@@ -523,7 +564,7 @@ static void test_chain_limits(void **state)
 	/* one more: broken */
 	drv_setup(256, false, false);
 	drv_add(many, VIRTQ_CHAIN_MAX + 1, 1);
-	expect_broken();
+	expect_broken_pop();
 	/* a full table of VIRTQ_CHAIN_MAX entries: taken */
 	drv_setup(8, false, true);
 	t = (struct vring_packed_desc *)(d.arena + TBL_OFF);
@@ -710,6 +751,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pop_push_flush),
+		cmocka_unit_test(test_prefetch),
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_unpop_wrap),
 		cmocka_unit_test(test_indirect),
