@@ -269,6 +269,13 @@ int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);
  *			  table (the spec caps a chain at the ring size)
  * @VDRV_EVIL_SAME_HEAD:  every TX avail entry names one chain of 254
  *			  ring descriptors and a 32768-entry table
+ * @VDRV_EVIL_WRAP_LIE:	  packed only: a two-descriptor TX chain whose
+ *			  second descriptor is not marked available for
+ *			  its position (the previous lap's AVAIL/USED bits)
+ * @VDRV_EVIL_INDIRECT_NEXT: INDIRECT descriptor with NEXT set, followed by
+ *			  a plain one (both layouts forbid it)
+ * @VDRV_EVIL_INDIRECT_MIXED: packed only: a plain descriptor chained to
+ *			  an INDIRECT one (a packed list is one kind only)
  * @VDRV_EVIL_KICK_PIPE:  SET_VRING_KICK (TX) with a pipe: the back end
  *			  must refuse it (NACK) and keep the ring it had
  * @VDRV_EVIL_CALL_PIPE:  SET_VRING_CALL (RX) with a pipe's write end: the
@@ -304,6 +311,9 @@ enum vdrv_evil {
 	VDRV_EVIL_LONG_CHAIN,
 	VDRV_EVIL_HUGE_INDIRECT,
 	VDRV_EVIL_SAME_HEAD,
+	VDRV_EVIL_WRAP_LIE,
+	VDRV_EVIL_INDIRECT_NEXT,
+	VDRV_EVIL_INDIRECT_MIXED,
 	VDRV_EVIL_KICK_PIPE,
 	VDRV_EVIL_CALL_PIPE,
 	VDRV_EVIL_ERR_SOCKET,

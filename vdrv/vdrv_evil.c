@@ -45,6 +45,9 @@ const char *const vdrv_evil_names[VDRV_EVIL_COUNT] = {
 	[VDRV_EVIL_LONG_CHAIN] = "long-chain",
 	[VDRV_EVIL_HUGE_INDIRECT] = "huge-indirect",
 	[VDRV_EVIL_SAME_HEAD] = "same-head",
+	[VDRV_EVIL_WRAP_LIE] = "wrap-lie",
+	[VDRV_EVIL_INDIRECT_NEXT] = "indirect-next",
+	[VDRV_EVIL_INDIRECT_MIXED] = "indirect-mixed",
 	[VDRV_EVIL_KICK_PIPE] = "kick-pipe",
 	[VDRV_EVIL_CALL_PIPE] = "call-pipe",
 	[VDRV_EVIL_ERR_SOCKET] = "err-socket",
@@ -171,12 +174,29 @@ static int vdrv_evil_ring(struct vdrv_dev *d, enum vdrv_evil kind)
 
 	if (kind == VDRV_EVIL_RX_OOB) {
 		/* Posted RX buffers now point nowhere; the next delivery to
-		 * us must be refused, not written to a wild address.
+		 * us must be refused, not written to a wild address.  A
+		 * packed ring holds its own copy of each descriptor.
 		 */
-		for (i = 0; i < rx->num; i++)
+		for (i = 0; i < rx->num; i++) {
 			rx->desc[i].addr = VDRV_EVIL_BAD_GPA + i * 4096ULL;
+			if (rx->packed)
+				VDRV_WRITE_ONCE(rx->pring[i].addr,
+						VDRV_EVIL_BAD_GPA +
+						i * 4096ULL);
+		}
 		return 0;
 	}
+	/* Split rules with no packed counterpart (no avail index, no head
+	 * index to get wrong, a nested table is ignored by the device),
+	 * and packed rules with no split one.
+	 */
+	if (tx->packed && (kind == VDRV_EVIL_AVAIL_JUMP ||
+			   kind == VDRV_EVIL_BAD_HEAD ||
+			   kind == VDRV_EVIL_INDIRECT_NESTED))
+		return -ENOTSUP;
+	if (!tx->packed && (kind == VDRV_EVIL_WRAP_LIE ||
+			    kind == VDRV_EVIL_INDIRECT_MIXED))
+		return -ENOTSUP;
 	if (kind == VDRV_EVIL_SHRINK) {
 		/* The file behind the last region loses every page: the
 		 * back end's mapping of it now raises SIGBUS wherever it is
@@ -262,6 +282,54 @@ static int vdrv_evil_ring(struct vdrv_dev *d, enum vdrv_evil kind)
 		desc[h].addr = VDRV_EVIL_BAD_GPA;
 		desc[h].len = 2 * sizeof(*t);
 		desc[h].flags = VRING_DESC_F_INDIRECT;
+		break;
+	case VDRV_EVIL_WRAP_LIE:
+	case VDRV_EVIL_INDIRECT_NEXT:
+	case VDRV_EVIL_INDIRECT_MIXED:
+		ret = vdrv_evil_tx_head(d, &h2);
+		if (ret)
+			return ret;
+		/* A valid one-entry table: the frame, in packed format if
+		 * the ring is.
+		 */
+		t = vdrv_mem_alloc(&d->mem, 0, sizeof(*t), 16, &gpa);
+		if (!t)
+			return -ENOMEM;
+		t[0].addr = d->tx_gpa[h];
+		t[0].len = (uint32_t)d->hdr_len + 60;
+		t[0].flags = 0;
+		t[0].next = 0;
+		if (tx->packed)
+			vdrv_ring_packed_table(t, 1);
+		desc[h].addr = d->tx_gpa[h];
+		desc[h].len = (uint32_t)d->hdr_len;
+		desc[h].flags = VRING_DESC_F_NEXT;
+		desc[h].next = h2;
+		desc[h2].addr = d->tx_gpa[h] + d->hdr_len;
+		desc[h2].len = 60;
+		desc[h2].flags = 0;
+		desc[h2].next = 0;
+		if (kind == VDRV_EVIL_INDIRECT_NEXT) {
+			desc[h].addr = gpa;
+			desc[h].len = sizeof(*t);
+			desc[h].flags |= VRING_DESC_F_INDIRECT;
+		} else if (kind == VDRV_EVIL_INDIRECT_MIXED) {
+			desc[h2].addr = gpa;
+			desc[h2].len = sizeof(*t);
+			desc[h2].flags = VRING_DESC_F_INDIRECT;
+		}
+		if (kind == VDRV_EVIL_WRAP_LIE) {
+			/* Written as it should be, then the second one
+			 * turned back a lap before the batch is published.
+			 */
+			vdrv_ring_add(tx, h);
+			i = tx->p_next ? tx->p_next - 1u : tx->num - 1u;
+			tx->pring[i].flags ^= 1u << VRING_PACKED_DESC_F_AVAIL |
+					      1u << VRING_PACKED_DESC_F_USED;
+			vdrv_ring_publish(tx);
+			vdrv_ring_kick(tx);
+			return 0;
+		}
 		break;
 	case VDRV_EVIL_MEM_BEYOND_FD:
 		/* Inside the region as announced, beyond its memfd. */
@@ -581,6 +649,9 @@ int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind)
 	case VDRV_EVIL_INDIRECT_OOB:
 	case VDRV_EVIL_RX_OOB:
 	case VDRV_EVIL_SHRINK:
+	case VDRV_EVIL_WRAP_LIE:
+	case VDRV_EVIL_INDIRECT_NEXT:
+	case VDRV_EVIL_INDIRECT_MIXED:
 		ret = vdrv_evil_ring(d, kind);
 		break;
 	case VDRV_EVIL_LONG_CHAIN:

