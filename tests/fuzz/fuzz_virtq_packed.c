@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fuzz_virtq_packed.c - libFuzzer harness: arbitrary bytes as a guest's
+ * packed ring
+ *
+ * The input becomes guest memory: a fake arena split into two adjacent
+ * regions (so buffers cross region boundaries), holding the two event
+ * suppression areas, the descriptor ring and buffers.  The harness pops
+ * everything the "guest" offers, pushes it back in order, flushes,
+ * notifies and toggles notifications, and traps if any iovec virtq_pop()
+ * returns leaves the arena, if a pop is not bounded (more descriptors
+ * read than a chain may have), or if the device's positions leave the
+ * ring.
+ *
+ * Input: byte 0 = ring size - 1 (any size 1..256, powers of two or not),
+ * byte 1 = feature bits (bit 0 event idx, bit 1 indirect, bit 2 start
+ * with kicks off, bit 3 unpop once, bit 4 start on the lap with wrap
+ * counters 0), byte 2 = starting position (mod the size), the rest is
+ * copied into the arena: driver event area at 0, device event area at
+ * 4, the ring from 16, so that short inputs already reach descriptors.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/log.h"
+#include "../../src/vhost/virtq.h"
+
+#define ARENA_SIZE	0x10000
+#define GPA_BASE	0x1000ull
+#define UVA_BASE	0x7f0000000000ull
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint8_t *arena;
+
+/**
+ * iov_in_arena() - whether an iovec lies wholly inside the arena
+ * @iov:	segment
+ *
+ * Return: true if inside
+ */
+static int iov_in_arena(const struct iovec *iov)
+{
+	const uint8_t *p = iov->iov_base;
+
+	return p >= arena && iov->iov_len <= ARENA_SIZE &&
+	       p - arena <= (ptrdiff_t)(ARENA_SIZE - iov->iov_len);
+}
+
+/**
+ * check_elem() - what a pop returned stays within its limits
+ * @vq:		queue
+ * @e:		element of an OK or DROP pop
+ * @r:		the pop's result
+ */
+static void check_elem(const struct virtq *vq, const struct virtq_elem *e,
+		       enum virtq_pop_result r)
+{
+	unsigned int i;
+
+	/* One INDIRECT descriptor and a full table, or a direct chain. */
+	if (e->ndesc > VIRTQ_CHAIN_MAX + 1)
+		__builtin_trap();
+	if (vq->last_avail_idx >= vq->num || vq->push_idx >= vq->num ||
+	    vq->used_idx >= vq->num)
+		__builtin_trap();
+	if (r != VIRTQ_POP_OK)
+		return;
+	if (e->out_num + e->in_num > VIRTQ_ELEM_IOV_MAX)
+		__builtin_trap();
+	for (i = 0; i < (unsigned int)(e->out_num + e->in_num); i++)
+		if (!iov_in_arena(&e->iov[i]))
+			__builtin_trap();
+}
+
+/**
+ * LLVMFuzzerTestOneInput() - one ring
+ * @data:	input
+ * @size:	its length
+ *
+ * Return: 0
+ */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct virtq_elem e;
+	struct guest_mem m;
+	struct virtq vq;
+	unsigned int n;
+	uint32_t base;
+
+	if (size < 3)
+		return 0;
+	if (!arena) {
+		arena = aligned_alloc(4096, ARENA_SIZE);
+		log_set_level(LOG_LVL_ERR);
+	}
+	memset(arena, 0, ARENA_SIZE);
+	memcpy(arena, data + 3, size - 3 < ARENA_SIZE ? size - 3 : ARENA_SIZE);
+
+	guest_mem_init(&m);
+	if (guest_mem_add_mapped(&m, arena, GPA_BASE, ARENA_SIZE / 2,
+				 UVA_BASE) ||
+	    guest_mem_add_mapped(&m, arena + ARENA_SIZE / 2,
+				 GPA_BASE + ARENA_SIZE / 2, ARENA_SIZE / 2,
+				 UVA_BASE + ARENA_SIZE / 2))
+		__builtin_trap();
+
+	virtq_init(&vq);
+	vq.packed = true;
+	vq.num = (uint16_t)(data[0] + 1u);
+	vq.event_idx = data[1] & 1;
+	vq.indirect = data[1] & 2;
+	vq.avail_uva = UVA_BASE;
+	vq.used_uva = UVA_BASE + 4;
+	vq.desc_uva = UVA_BASE + 16;
+	base = data[2] % vq.num;
+	if (!(data[1] & 16))
+		base |= 1u << 15;
+	if (virtq_set_base(&vq, base) || virtq_map(&vq, &m))
+		__builtin_trap();	/* the layout is ours and valid */
+
+	if (data[1] & 4)
+		virtq_disable_notify(&vq);
+	for (n = 0; n < 2u * vq.num + 4; n++) {
+		enum virtq_pop_result r;
+
+		virtq_prefetch(&vq, 8);
+		r = virtq_pop(&vq, &e);
+		if (r == VIRTQ_POP_EMPTY || r == VIRTQ_POP_BROKEN)
+			break;
+		check_elem(&vq, &e, r);
+		if (r == VIRTQ_POP_OK && (data[1] & 8) && n == 0) {
+			virtq_unpop(&vq, 1);
+			continue;
+		}
+		virtq_prefetch_used(&vq, 1);
+		virtq_push(&vq, e.head, r == VIRTQ_POP_OK ? e.in_len : 0);
+		if ((n & 7) == 7) {
+			virtq_flush(&vq);
+			virtq_notify(&vq);
+		}
+	}
+	virtq_flush(&vq);
+	virtq_notify(&vq);
+	virtq_enable_notify(&vq);
+	virtq_avail_count(&vq);
+	/* Stopped: the base names positions inside the ring. */
+	base = virtq_get_base(&vq);
+	if ((base & 0x7fff) >= vq.num || ((base >> 16) & 0x7fff) >= vq.num)
+		__builtin_trap();
+	guest_mem_clear(&m);
+	return 0;
+}
