@@ -7,6 +7,7 @@
  * same guests, the same features and the same traffic.
  *
  *   vbench tput --a SOCK --b SOCK --size N|tso [options]
+ *   (--packed: both guests use packed rings)
  *   vbench rr   --a SOCK --b SOCK --size N [options]
  *
  * Every number comes from frames B counted and checked: each data frame
@@ -50,7 +51,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: vbench tput|rr --a SOCK --b SOCK --size N|tso\n"
 		"              [--seconds S] [--warmup-ms MS] [--fwd-pid PID]\n"
-		"              [--queue N] [--burst N] [--label TEXT]\n");
+		"              [--queue N] [--burst N] [--label TEXT]\n"
+		"              [--packed]\n");
 }
 
 /**
@@ -72,6 +74,7 @@ static int parse(int argc, char **argv, struct vb_cfg *cfg)
 		{ "queue", required_argument, NULL, 'q' },
 		{ "burst", required_argument, NULL, 'n' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "packed", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -106,6 +109,7 @@ static int parse(int argc, char **argv, struct vb_cfg *cfg)
 		case 'q': cfg->queue = (unsigned int)atoi(optarg); break;
 		case 'n': cfg->burst = (unsigned int)atoi(optarg); break;
 		case 'l': cfg->label = optarg; break;
+		case 'P': cfg->packed = true; break;
 		default: return -EINVAL;
 		}
 	}

@@ -36,6 +36,7 @@ int open_guest(const struct vb_cfg *cfg, const char *path,
 	if (o.tx_buf_len < 2048)
 		o.tx_buf_len = 2048;
 	o.timeout_ms = 10000;
+	o.packed = cfg->packed;
 	if (cfg->tso)
 		o.features |= off;
 	ret = vdrv_open(&o, dp);

@@ -59,6 +59,7 @@ struct vb_tag {
  * @queue:	ring size of both guests
  * @burst:	TX burst size
  * @label:	free text echoed in the RESULT line
+ * @packed:	both guests ask for (and require) packed rings
  */
 struct vb_cfg {
 	const char *mode;
@@ -72,6 +73,7 @@ struct vb_cfg {
 	unsigned int queue;
 	unsigned int burst;
 	const char *label;
+	bool packed;
 };
 
 /**
