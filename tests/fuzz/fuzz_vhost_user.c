@@ -151,8 +151,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return 0;
-	vu_dev_init(&dev, "fuzz", 0x1ull << 32 | 0x3ull << 28 | 1ull << 15,
-		    &fz_ops, NULL);
+	/* VERSION_1, EVENT_IDX, INDIRECT_DESC, MRG_RXBUF, RING_PACKED and
+	 * IN_ORDER: a stream that acks RING_PACKED has its rings read as
+	 * packed ones.
+	 */
+	vu_dev_init(&dev, "fuzz", 0x1ull << 32 | 0x3ull << 28 | 1ull << 15 |
+		    0x3ull << 34, &fz_ops, NULL);
 	vu_dev_attach(&dev, sv[0]);
 
 	while (p + 3 <= end && nrec++ < MAX_RECORDS) {
