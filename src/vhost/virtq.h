@@ -129,6 +129,10 @@ enum virtq_pop_result {
  * @push_idx:		packed: where the next virtq_push() writes
  * @first_flags:	packed: flags of the used descriptor at @used_idx,
  *			stored last by virtq_flush() to publish the batch
+ * @seen_chains:	packed: complete chains past @last_avail_idx that a
+ *			count already saw available (a driver cannot take
+ *			them back), so that the next count starts after them
+ * @seen_desc:		packed: ring descriptors those chains take
  * @inflight_first:	packed: oldest entry of @inflight
  * @inflight_num:	packed: chains popped and not yet pushed
  * @inflight:		packed: ring descriptors each such chain took,
@@ -172,6 +176,8 @@ struct virtq {
 	bool push_wrap;
 	uint16_t push_idx;
 	uint16_t first_flags;
+	uint16_t seen_chains;
+	uint16_t seen_desc;
 	uint16_t inflight_first;
 	uint16_t inflight_num;
 	int call_fd;

@@ -159,6 +159,8 @@ int virtq_packed_map(struct virtq *vq, const struct guest_mem *mem)
 	vq->push_idx = vq->used_idx;
 	vq->push_wrap = vq->used_wrap;
 	vq->pending_used = 0;
+	vq->seen_chains = 0;
+	vq->seen_desc = 0;
 	vq->inflight_first = 0;
 	vq->inflight_num = 0;
 	vq->signalled_used_valid = false;
@@ -172,23 +174,30 @@ int virtq_packed_map(struct virtq *vq, const struct guest_mem *mem)
  * @n:		most chains wanted
  * @hint:	also ask for the descriptors' lines
  *
- * Reads no more than 2 * @n + VIRTQ_CHAIN_MAX flags (and never more than
- * the ring): the count is a hint for the size of a burst, and every
- * chain is read again, and checked, by virtq_packed_pop().  A chain not
- * ended where the count stops (longer than the scan, or a descriptor in
- * it not available) counts as one: only a pop can say whether it is
- * good, and a ring that lies must be found broken, not left waiting.
+ * Chains an earlier count saw (@seen_chains) are not looked at again:
+ * made available, they stay so until popped.  Past them, reads no more
+ * than 2 * @n + VIRTQ_CHAIN_MAX flags (and never past a ring's length
+ * from @last_avail_idx): the count is a hint for the size of a burst, and
+ * every chain is read again, and checked, by virtq_packed_pop().  A chain
+ * not ended where the count stops (longer than the scan, or a descriptor
+ * in it not available) counts as one, but is not remembered: only a pop
+ * can say whether it is good, and a ring that lies must be found broken,
+ * not left waiting.
  *
- * Return: complete chains available, at most @n
+ * Return: chains available, at most @n
  */
 static unsigned int virtq_packed_count(struct virtq *vq, unsigned int n,
 				       bool hint)
 {
-	unsigned int scan = MIN(2 * n + VIRTQ_CHAIN_MAX, vq->num);
-	unsigned int chains = 0, i;
+	unsigned int scan = MIN(2 * n + VIRTQ_CHAIN_MAX,
+				(unsigned int)(vq->num - vq->seen_desc));
+	unsigned int chains = vq->seen_chains, end = 0, i;
 	uint16_t idx = vq->last_avail_idx;
 	bool wrap = vq->avail_wrap, open = false;
 
+	if (chains >= n)
+		return n;
+	virtq_packed_step(vq, &idx, &wrap, vq->seen_desc);
 	for (i = 0; i < scan && chains < n; i++) {
 		uint16_t flags = READ_ONCE(vq->pdesc[idx].flags);
 
@@ -197,10 +206,17 @@ static unsigned int virtq_packed_count(struct virtq *vq, unsigned int n,
 		if (hint && !(idx & 3))
 			__builtin_prefetch(&vq->pdesc[idx]);
 		open = flags & VRING_DESC_F_NEXT;
-		if (!open)
-			chains++;
 		virtq_packed_step(vq, &idx, &wrap, 1);
+		if (!open) {
+			chains++;
+			end = i + 1;
+		}
 	}
+	/* Remember the complete chains; a partial one at the end is
+	 * looked at again next time.
+	 */
+	vq->seen_desc = (uint16_t)(vq->seen_desc + end);
+	vq->seen_chains = (uint16_t)chains;
 	if (open && chains < n)
 		chains++;
 	/* Pairs with the driver's wmb before the head's flags: what the
@@ -406,6 +422,16 @@ enum virtq_pop_result virtq_packed_pop(struct virtq *vq,
 		     VIRTQ_PACKED_INFLIGHT] = (uint16_t)ndesc;
 	vq->inflight_num++;
 	virtq_packed_step(vq, &vq->last_avail_idx, &vq->avail_wrap, ndesc);
+	/* The chain was the first a count saw, unless the guest rewrote
+	 * flags since: then what was seen no longer lines up, forget it.
+	 */
+	if (vq->seen_chains > 1 && vq->seen_desc > ndesc) {
+		vq->seen_chains--;
+		vq->seen_desc = (uint16_t)(vq->seen_desc - ndesc);
+	} else {
+		vq->seen_chains = 0;
+		vq->seen_desc = 0;
+	}
 	vq->stat_pops++;
 	return r;
 }
@@ -418,6 +444,8 @@ enum virtq_pop_result virtq_packed_pop(struct virtq *vq,
  */
 void virtq_packed_unpop(struct virtq *vq, unsigned int n)
 {
+	vq->seen_chains = 0;
+	vq->seen_desc = 0;
 	while (n-- && vq->inflight_num) {
 		uint16_t k = vq->inflight[(vq->inflight_first +
 					   vq->inflight_num - 1) %

@@ -271,6 +271,31 @@ static void test_prefetch(void **state)
 	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
 	assert_int_equal(virtq_prefetch(&d.vq, 32), 2);
 
+	/* chains a count saw are not read again: rewriting their flags (a
+	 * driver may not) changes no count until they are popped
+	 */
+	drv_setup(8, false, false);
+	drv_add(two, 2, 0);
+	drv_add(one, 1, 1);
+	drv_add(one, 1, 2);
+	assert_int_equal(virtq_prefetch(&d.vq, 2), 2);
+	assert_int_equal(d.vq.seen_chains, 2);
+	assert_int_equal(d.vq.seen_desc, 3);
+	d.ring[0].flags = 0;
+	assert_int_equal(virtq_prefetch(&d.vq, 2), 2);
+	assert_int_equal(virtq_prefetch(&d.vq, 8), 3);
+	assert_int_equal(d.vq.seen_desc, 4);
+	/* ... but the pop reads them itself: the head is gone */
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_EMPTY);
+	d.ring[0].flags = drv_avail_flags(true) | VRING_DESC_F_NEXT;
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	assert_int_equal(e.head, 0);
+	assert_int_equal(d.vq.seen_chains, 2);
+	assert_int_equal(d.vq.seen_desc, 2);
+	virtq_unpop(&d.vq, 1);
+	assert_int_equal(d.vq.seen_chains, 0);
+	assert_int_equal(virtq_prefetch(&d.vq, 8), 3);
+
 	/* the second descriptor of a chain not available: counted, broken */
 	drv_setup(8, false, false);
 	h = drv_add(two, 2, 0);
