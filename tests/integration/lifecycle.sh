@@ -85,7 +85,7 @@ itest_post() {
 		check_ctr "vu$i" .violations -eq 0
 	done
 	case $1 in
-	scale)
+	scale|packed-scale)
 		grep -q "running: $2 port(s), 6 worker(s)" "$TMP/vhostd.log" ||
 			fail "vhostd did not run $2 ports on 6 workers"
 		# Each guest sent 2 broadcasts and 2 x 15 unicasts, and got
@@ -128,6 +128,10 @@ fi
 run_itest ring-enable ring-enable 3
 run_itest mtu mtu 3
 run_itest scale scale 16 --workers 6
+# The same over packed rings (held RX chains given back across a
+# disable, wrap counters and all), and half the ports packed at scale.
+run_itest packed-ring-enable packed:ring-enable 3
+run_itest packed-scale mixed:scale 16 --workers 6
 
 # ---- SIGTERM under a flood ------------------------------------------------------
 if wanted sigterm-flood; then
