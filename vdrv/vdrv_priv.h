@@ -65,6 +65,25 @@ void *vdrv_mem_alloc(struct vdrv_mem *m, unsigned int region, uint64_t size,
 /* ---- driver side of a virtqueue (vdrv_ring.c, vdrv_ring_packed.c) ----- */
 
 /**
+ * struct vdrv_pend - one buffer a packed ring's device gave back
+ * @bpos:	position of the used descriptor that names it or, in order,
+ *		the batch it ends or is skipped in (bit 16: wrap counter)
+ * @bend:	position after that batch (bit 16: wrap counter)
+ * @len:	bytes written (0 for a buffer skipped in a batch)
+ * @head:	the buffer's head
+ * @bdone:	descriptors of the batch up to and including this buffer
+ * @last:	the last buffer of its batch (the one the descriptor names)
+ */
+struct vdrv_pend {
+	uint32_t bpos;
+	uint32_t bend;
+	uint32_t len;
+	uint16_t head;
+	uint16_t bdone;
+	bool last;
+};
+
+/**
  * struct vdrv_ring - driver view of one virtqueue, split or packed
  * @index:	vring index (VDRV_RX_RING / VDRV_TX_RING)
  * @num:	queue size
@@ -96,8 +115,9 @@ void *vdrv_mem_alloc(struct vdrv_mem *m, unsigned int region, uint64_t size,
  *		vdrv_ring_publish() stores last
  * @p_batch_flags: packed: those flags
  * @p_chain:	packed: per head, ring descriptors its chain took
- * @p_pend:	packed: positions (bit 16: wrap) of the used descriptors
- *		vdrv_ring_used_pending() found, one more: the end
+ * @p_used_skip: packed, in order: descriptors of the buffers of the
+ *		batch at @p_used already consumed
+ * @p_pend:	packed: the buffers vdrv_ring_used_pending() found
  * @p_pend_off: packed: entries of @p_pend already consumed
  * @p_npend:	packed: entries found and not yet consumed
  * @order:	in order: heads in the order they were made available
@@ -140,7 +160,8 @@ struct vdrv_ring {
 	uint16_t p_batch_pos;
 	uint16_t p_batch_flags;
 	uint16_t *p_chain;
-	uint32_t *p_pend;
+	uint16_t p_used_skip;
+	struct vdrv_pend *p_pend;
 	unsigned int p_pend_off;
 	unsigned int p_npend;
 	uint16_t *order;
@@ -195,6 +216,7 @@ int vdrv_ring_packed_used_pending(struct vdrv_ring *r);
 int vdrv_ring_packed_used_get(struct vdrv_ring *r, unsigned int nth,
 			      uint16_t *head, uint32_t *len);
 void vdrv_ring_packed_used_consume(struct vdrv_ring *r, unsigned int count);
+uint32_t vdrv_ring_packed_used_end(struct vdrv_ring *r);
 bool vdrv_ring_packed_enable_cb(struct vdrv_ring *r);
 void vdrv_ring_packed_disable_cb(struct vdrv_ring *r);
 void vdrv_ring_packed_table(void *table, unsigned int n);

@@ -354,9 +354,7 @@ uint32_t vdrv_ring_used_end(struct vdrv_ring *r)
 
 	if (!r->packed)
 		return __atomic_load_n(&r->used->idx, __ATOMIC_ACQUIRE);
-	if (vdrv_ring_packed_used_pending(r) < 0)
-		return r->p_used | (uint32_t)r->p_used_wrap << 15;
-	p = r->p_pend[r->p_npend];
+	p = vdrv_ring_packed_used_end(r);
 	return (p & 0xffff) | (p >> 16) << 15;
 }
 

@@ -51,7 +51,7 @@ int vdrv_ring_packed_init(struct vdrv_ring *r, struct vdrv_mem *m)
 	r->dev_ev = vdrv_mem_alloc(m, 0, sizeof(*r->dev_ev), 4096, &gpa);
 	r->desc = calloc(r->num, sizeof(*r->desc));
 	r->p_chain = calloc(r->num, sizeof(*r->p_chain));
-	r->p_pend = calloc(r->num + 1u, sizeof(*r->p_pend));
+	r->p_pend = calloc(r->num, sizeof(*r->p_pend));
 	if (!r->pring || !r->drv_ev || !r->dev_ev || !r->desc ||
 	    !r->p_chain || !r->p_pend)
 		return -ENOMEM;
@@ -205,23 +205,29 @@ bool vdrv_ring_packed_publish(struct vdrv_ring *r)
 }
 
 /**
- * vdrv_ring_packed_used_pending() - find the used descriptors published
+ * vdrv_ring_packed_used_pending() - find the buffers given back
  * @r:	ring
  *
  * Walks from our used position while descriptors are marked used for
  * the device's wrap counter, each moving the position on by its head's
- * chain; records where each one is for vdrv_ring_packed_used_get().
+ * chain.  With IN_ORDER a used descriptor may stand for a batch (virtio
+ * 1.1, 2.7.10): every buffer in flight up to the one it names, oldest
+ * first, those before it taken as used with nothing written.  A batch
+ * partly consumed before is entered past what was consumed.
  *
- * Return: count, or -EPROTO if one names no head in flight
+ * Return: buffers found, or -EPROTO if a descriptor names no head in
+ *	   flight (or, in order, none still to come)
  */
 int vdrv_ring_packed_used_pending(struct vdrv_ring *r)
 {
-	uint16_t pos = r->p_used;
+	uint16_t pos = r->p_used, skip = r->p_used_skip;
 	bool wrap = r->p_used_wrap;
 	unsigned int n = 0;
 
 	while (n < r->ninflight) {
-		uint16_t f = VDRV_READ_ONCE(r->pring[pos].flags), id;
+		uint16_t f = VDRV_READ_ONCE(r->pring[pos].flags), id, h;
+		uint32_t bpos = pos | (uint32_t)wrap << 16, l, done;
+		unsigned int first = n;
 
 		if (!!(f & P_AVAIL) != wrap || !!(f & P_USED) != wrap)
 			break;
@@ -230,6 +236,8 @@ int vdrv_ring_packed_used_pending(struct vdrv_ring *r)
 		 */
 		vdrv_rmb();
 		id = VDRV_READ_ONCE(r->pring[pos].id);
+		l = f & VRING_DESC_F_WRITE ? VDRV_READ_ONCE(r->pring[pos].len) :
+		    0;
 		/* A Buffer ID that is no head of ours, or not in flight:
 		 * we would not know how far to skip, nor what to free.
 		 */
@@ -237,66 +245,109 @@ int vdrv_ring_packed_used_pending(struct vdrv_ring *r)
 			r->stats->dev_errors++;
 			return -EPROTO;
 		}
-		r->p_pend[n++] = pos | (uint32_t)wrap << 16;
-		vdrv_ring_packed_step(r, &pos, &wrap, r->p_chain[id]);
+		done = skip;
+		skip = 0;
+		do {
+			if (r->in_order) {
+				if (n >= r->order_n) {
+					r->stats->dev_errors++;
+					return -EPROTO;
+				}
+				h = r->order[(r->order_first + n) % r->num];
+			} else {
+				h = id;
+			}
+			done += r->p_chain[h];
+			r->p_pend[n] = (struct vdrv_pend){
+				.bpos = bpos, .len = h == id ? l : 0,
+				.head = h, .bdone = (uint16_t)done,
+				.last = h == id,
+			};
+			n++;
+		} while (h != id);
+		vdrv_ring_packed_step(r, &pos, &wrap, done);
+		for (; first < n; first++)
+			r->p_pend[first].bend = pos | (uint32_t)wrap << 16;
 	}
-	r->p_pend[n] = pos | (uint32_t)wrap << 16;
 	r->p_pend_off = 0;
 	r->p_npend = n;
 	return (int)n;
 }
 
 /**
- * vdrv_ring_packed_used_get() - read and check one pending used descriptor
+ * vdrv_ring_packed_used_get() - check one pending buffer
  * @r:		ring
  * @nth:	0 = next; below vdrv_ring_packed_used_pending()'s count
  * @head:	out: the head (Buffer ID) returned
- * @len:	out: bytes written (0 without the WRITE flag)
+ * @len:	out: bytes written (0 without the WRITE flag, or skipped)
  *
  * Return: 0, or -EPROTO for a bad ID or a length beyond the buffer
  */
 int vdrv_ring_packed_used_get(struct vdrv_ring *r, unsigned int nth,
 			      uint16_t *head, uint32_t *len)
 {
-	const struct vring_packed_desc *pd;
-	uint16_t f, id;
-	uint32_t l;
+	const struct vdrv_pend *p;
 
 	if (nth >= r->p_npend) {	/* our caller's bug, not the device's */
 		r->stats->dev_errors++;
 		return -EPROTO;
 	}
-	pd = &r->pring[r->p_pend[r->p_pend_off + nth] & 0xffff];
-	f = VDRV_READ_ONCE(pd->flags);
-	id = VDRV_READ_ONCE(pd->id);
-	l = f & VRING_DESC_F_WRITE ? VDRV_READ_ONCE(pd->len) : 0;
-	if (id >= r->num || id % r->stride || !r->inflight[id] ||
-	    l > r->cap[id]) {
+	p = &r->p_pend[r->p_pend_off + nth];
+	if (!r->inflight[p->head] || p->len > r->cap[p->head]) {
 		r->stats->dev_errors++;
 		return -EPROTO;
 	}
-	*head = id;
-	*len = l;
+	*head = p->head;
+	*len = p->len;
 	return 0;
 }
 
 /**
- * vdrv_ring_packed_used_consume() - move past @count used descriptors
+ * vdrv_ring_packed_used_consume() - move past @count pending buffers
  * @r:		ring
  * @count:	at most what vdrv_ring_packed_used_pending() found and was
  *		not consumed yet; the rest stay pending, numbered from 0
+ *
+ * Past the last buffer of a batch, our position is the batch's end;
+ * inside one, it stays at the batch's descriptor and remembers how much
+ * of the batch is done.
  */
 void vdrv_ring_packed_used_consume(struct vdrv_ring *r, unsigned int count)
 {
-	uint32_t p;
+	const struct vdrv_pend *p;
 
 	if (count > r->p_npend)
 		count = r->p_npend;
+	if (!count)
+		return;
 	r->p_pend_off += count;
 	r->p_npend -= count;
-	p = r->p_pend[r->p_pend_off];
-	r->p_used = (uint16_t)p;
-	r->p_used_wrap = p >> 16;
+	p = &r->p_pend[r->p_pend_off - 1];
+	if (p->last) {
+		r->p_used = (uint16_t)p->bend;
+		r->p_used_wrap = p->bend >> 16;
+		r->p_used_skip = 0;
+	} else {
+		r->p_used = (uint16_t)p->bpos;
+		r->p_used_wrap = p->bpos >> 16;
+		r->p_used_skip = p->bdone;
+	}
+}
+
+/**
+ * vdrv_ring_packed_used_end() - where the used descriptors published end
+ * @r:	ring
+ *
+ * Return: the position after the last one (bit 16: wrap counter), or
+ *	   our used position if the device broke the ring
+ */
+uint32_t vdrv_ring_packed_used_end(struct vdrv_ring *r)
+{
+	int n = vdrv_ring_packed_used_pending(r);
+
+	if (n <= 0)
+		return r->p_used | (uint32_t)r->p_used_wrap << 16;
+	return r->p_pend[n - 1].bend;
 }
 
 /**
