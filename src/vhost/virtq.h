@@ -118,6 +118,8 @@ enum virtq_pop_result {
  * @indirect:		VIRTIO_RING_F_INDIRECT_DESC negotiated
  * @notify_disabled:	we asked the guest not to kick
  * @broken:		a ring violation was seen; no further use
+ * @in_order:		VIRTIO_F_IN_ORDER negotiated (packed: buffers pushed
+ *			with length 0 share one used descriptor)
  * @packed:		VIRTIO_F_RING_PACKED negotiated: the fields below
  *			are used, and every call dispatches to
  *			virtq_packed.c (one predictable branch per call)
@@ -129,6 +131,10 @@ enum virtq_pop_result {
  * @push_idx:		packed: where the next virtq_push() writes
  * @first_flags:	packed: flags of the used descriptor at @used_idx,
  *			stored last by virtq_flush() to publish the batch
+ * @batch_open:		packed, in order: the last pending used descriptor
+ *			stands for buffers pushed with length 0, and the
+ *			next such buffer joins it
+ * @batch_pos:		packed, in order: that descriptor's position
  * @seen_chains:	packed: complete chains past @last_avail_idx that a
  *			count already saw available (a driver cannot take
  *			them back), so that the next count starts after them
@@ -169,6 +175,7 @@ struct virtq {
 	bool indirect;
 	bool notify_disabled;
 	bool broken;
+	bool in_order;
 	bool packed;
 	bool avail_wrap;
 	bool used_wrap;
@@ -176,6 +183,8 @@ struct virtq {
 	bool push_wrap;
 	uint16_t push_idx;
 	uint16_t first_flags;
+	bool batch_open;
+	uint16_t batch_pos;
 	uint16_t seen_chains;
 	uint16_t seen_desc;
 	uint16_t inflight_first;

@@ -159,6 +159,7 @@ int virtq_packed_map(struct virtq *vq, const struct guest_mem *mem)
 	vq->push_idx = vq->used_idx;
 	vq->push_wrap = vq->used_wrap;
 	vq->pending_used = 0;
+	vq->batch_open = false;
 	vq->seen_chains = 0;
 	vq->seen_desc = 0;
 	vq->inflight_first = 0;
@@ -471,6 +472,12 @@ void virtq_packed_unpop(struct virtq *vq, unsigned int n)
  * The oldest chain in flight is the one returned (pushes come in pop
  * order), so the used position moves on by its ring descriptors.  The
  * first pending descriptor's flags wait for virtq_packed_flush().
+ *
+ * With IN_ORDER, a buffer we wrote nothing into (TX) joins the pending
+ * used descriptor before it if that one is such a batch too: the
+ * descriptor then names this buffer, and the driver takes every buffer
+ * up to it as used (virtio 1.1, 2.7.10).  Buffers with a length each get
+ * their own, since a batch carries only the last one's.
  */
 void virtq_packed_push(struct virtq *vq, uint16_t id, uint32_t len)
 {
@@ -485,6 +492,17 @@ void virtq_packed_push(struct virtq *vq, uint16_t id, uint32_t len)
 					VIRTQ_PACKED_INFLIGHT);
 	vq->inflight_num--;
 
+	if (vq->batch_open && !len) {
+		/* Not published yet: the driver waits at the first pending
+		 * descriptor, so the ID can still change.
+		 */
+		WRITE_ONCE(vq->pdesc[vq->batch_pos].id, id);
+		vq->pending_used++;
+		virtq_packed_step(vq, &vq->push_idx, &vq->push_wrap, k);
+		return;
+	}
+	vq->batch_open = vq->in_order && !len;
+	vq->batch_pos = vq->push_idx;
 	d = &vq->pdesc[vq->push_idx];
 	WRITE_ONCE(d->id, id);
 	WRITE_ONCE(d->len, len);
@@ -513,6 +531,7 @@ void virtq_packed_flush(struct virtq *vq)
 	vq->used_idx = vq->push_idx;
 	vq->used_wrap = vq->push_wrap;
 	vq->pending_used = 0;
+	vq->batch_open = false;	/* published: no longer ours to change */
 }
 
 /**

@@ -111,6 +111,7 @@ static int vu_msg_set_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 			vu_queue_stop(dev, i);
 		vlock_lock(&q->lock);
 		q->vq.packed = packed;
+		q->vq.in_order = f & (1ull << VIRTIO_F_IN_ORDER);
 		q->vq.event_idx = f & (1ull << VIRTIO_RING_F_EVENT_IDX);
 		q->vq.indirect = f & (1ull << VIRTIO_RING_F_INDIRECT_DESC);
 		vlock_unlock(&q->lock);

@@ -14,7 +14,8 @@
  * Input: byte 0 = ring size - 1 (any size 1..256, powers of two or not),
  * byte 1 = feature bits (bit 0 event idx, bit 1 indirect, bit 2 start
  * with kicks off, bit 3 unpop once, bit 4 start on the lap with wrap
- * counters 0), byte 2 = starting position (mod the size), the rest is
+ * counters 0, bit 5 in order: chains without writable buffers are pushed
+ * as batches), byte 2 = starting position (mod the size), the rest is
  * copied into the arena: driver event area at 0, device event area at
  * 4, the ring from 16, so that short inputs already reach descriptors.
  */
@@ -111,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vq.num = (uint16_t)(data[0] + 1u);
 	vq.event_idx = data[1] & 1;
 	vq.indirect = data[1] & 2;
+	vq.in_order = data[1] & 32;
 	vq.avail_uva = UVA_BASE;
 	vq.used_uva = UVA_BASE + 4;
 	vq.desc_uva = UVA_BASE + 16;

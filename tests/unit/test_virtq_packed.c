@@ -622,6 +622,73 @@ static void test_inflight_full(void **state)
 	assert_false(d.vq.broken);
 }
 
+/* With IN_ORDER, buffers pushed with length 0 share one used descriptor
+ * naming the last of them, and the used position moves past all of
+ * them; a buffer with a length gets its own; nothing published is
+ * changed afterwards.
+ */
+static void test_in_order_batch(void **state)
+{
+	const struct seg one[] = { { BUF_OFF, 1, 0 } };
+	const struct seg two[] = { { BUF_OFF, 1, 0 }, { BUF_OFF, 1, 0 } };
+	const struct seg in[] = { { BUF_OFF, 200, VRING_DESC_F_WRITE } };
+	struct virtq_elem e;
+	unsigned int i;
+	uint32_t len;
+	uint16_t id;
+
+	drv_setup(8, false, false);
+	d.vq.in_order = true;
+	drv_add(one, 1, 10);
+	drv_add(two, 2, 11);
+	drv_add(one, 1, 12);
+	drv_add(in, 1, 13);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	virtq_push(&d.vq, 10, 0);
+	virtq_push(&d.vq, 11, 0);
+	virtq_push(&d.vq, 12, 0);
+	virtq_push(&d.vq, 13, 100);
+	virtq_flush(&d.vq);
+	/* one descriptor for 10, 11, 12 (4 ring descriptors), then 13 */
+	assert_true(drv_get_used(&id, &len, 4));
+	assert_int_equal(id, 12);
+	assert_false(d.ring[0].flags & VRING_DESC_F_WRITE);
+	assert_true(drv_get_used(&id, &len, 1));
+	assert_int_equal(id, 13);
+	assert_int_equal(len, 100);
+	assert_false(drv_get_used(&id, &len, 1));
+	assert_int_equal(d.vq.used_idx, 5);
+
+	/* a flush closes the batch: the next buffer gets a new one */
+	drv_add(one, 1, 20);
+	drv_add(one, 1, 21);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	virtq_push(&d.vq, 20, 0);
+	virtq_flush(&d.vq);
+	virtq_push(&d.vq, 21, 0);
+	virtq_flush(&d.vq);
+	assert_true(drv_get_used(&id, &len, 1));
+	assert_int_equal(id, 20);
+	assert_true(drv_get_used(&id, &len, 1));
+	assert_int_equal(id, 21);
+
+	/* not negotiated: one descriptor per buffer */
+	drv_setup(8, false, false);
+	drv_add(one, 1, 1);
+	drv_add(one, 1, 2);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
+	virtq_push(&d.vq, 1, 0);
+	virtq_push(&d.vq, 2, 0);
+	virtq_flush(&d.vq);
+	assert_true(drv_get_used(&id, &len, 1));
+	assert_int_equal(id, 1);
+	assert_true(drv_get_used(&id, &len, 1));
+	assert_int_equal(id, 2);
+}
+
 static void test_notify(void **state)
 {
 	const struct seg s[] = { { BUF_OFF, 1, VRING_DESC_F_WRITE } };
@@ -784,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_drops),
 		cmocka_unit_test(test_chain_limits),
 		cmocka_unit_test(test_inflight_full),
+		cmocka_unit_test(test_in_order_batch),
 		cmocka_unit_test(test_notify),
 		cmocka_unit_test(test_enable_notify),
 		cmocka_unit_test(test_map),
