@@ -173,7 +173,6 @@ int virtq_packed_map(struct virtq *vq, const struct guest_mem *mem)
  * virtq_packed_count() - count the chains made available, flags only
  * @vq:		queue, ready
  * @n:		most chains wanted
- * @hint:	also ask for the descriptors' lines
  *
  * Chains an earlier count saw (@seen_chains) are not looked at again:
  * made available, they stay so until popped.  Past them, reads no more
@@ -183,12 +182,13 @@ int virtq_packed_map(struct virtq *vq, const struct guest_mem *mem)
  * not ended where the count stops (longer than the scan, or a descriptor
  * in it not available) counts as one, but is not remembered: only a pop
  * can say whether it is good, and a ring that lies must be found broken,
- * not left waiting.
+ * not left waiting.  The flags loads bring the descriptors' lines in for
+ * the pops that follow: no separate prefetch is needed (one issued ahead
+ * of the scan measured no better).
  *
  * Return: chains available, at most @n
  */
-static unsigned int virtq_packed_count(struct virtq *vq, unsigned int n,
-				       bool hint)
+static unsigned int virtq_packed_count(struct virtq *vq, unsigned int n)
 {
 	unsigned int scan = MIN(2 * n + VIRTQ_CHAIN_MAX,
 				(unsigned int)(vq->num - vq->seen_desc));
@@ -204,8 +204,6 @@ static unsigned int virtq_packed_count(struct virtq *vq, unsigned int n,
 
 		if (!virtq_packed_is_avail(flags, wrap))
 			break;
-		if (hint && !(idx & 3))
-			__builtin_prefetch(&vq->pdesc[idx]);
 		open = flags & VRING_DESC_F_NEXT;
 		virtq_packed_step(vq, &idx, &wrap, 1);
 		if (!open) {
@@ -235,11 +233,11 @@ static unsigned int virtq_packed_count(struct virtq *vq, unsigned int n,
  */
 unsigned int virtq_packed_avail_count(struct virtq *vq)
 {
-	return virtq_packed_count(vq, vq->num, false);
+	return virtq_packed_count(vq, vq->num);
 }
 
 /**
- * virtq_packed_prefetch() - count the next chains and ask for their lines
+ * virtq_packed_prefetch() - count the next chains, loading their lines
  * @vq:		queue
  * @n:		chains about to be popped
  *
@@ -249,7 +247,7 @@ unsigned int virtq_packed_prefetch(struct virtq *vq, unsigned int n)
 {
 	if (!n || !virtq_ready(vq))
 		return 0;
-	return virtq_packed_count(vq, n, true);
+	return virtq_packed_count(vq, n);
 }
 
 /**
