@@ -15,7 +15,8 @@
  * Device options for all: --listen (accept one connection on S, for a
  * back end in client mode), --queue-size N, --rx-buf-len N, --rx-segs N,
  * --tx-layout flat|split|indirect, --no-mrg, --no-event-idx,
- * --no-indirect, --no-reply-ack.
+ * --no-indirect, --no-reply-ack, --packed (packed rings, required),
+ * --in-order (VIRTIO_F_IN_ORDER asked for, and checked).
  *
  * Every command prints one summary line on stdout and exits 0 on success,
  * 1 on a failed expectation, 2 on usage errors.  A device that broke a
@@ -499,7 +500,8 @@ static void tool_parse(int argc, char **argv, struct tool_args *a)
 		{ "rx-segs", 1, NULL, 'R' }, { "tx-layout", 1, NULL, 'x' },
 		{ "no-mrg", 0, NULL, 'M' }, { "no-event-idx", 0, NULL, 'E' },
 		{ "no-indirect", 0, NULL, 'N' }, { "no-reply-ack", 0, NULL, 'A' },
-		{ "announce", 0, NULL, 'a' }, { NULL, 0, NULL, 0 },
+		{ "announce", 0, NULL, 'a' }, { "packed", 0, NULL, 'P' },
+		{ "in-order", 0, NULL, 'O' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 
@@ -567,6 +569,8 @@ static void tool_parse(int argc, char **argv, struct tool_args *a)
 		case 'N': a->o.features &= ~(1ULL << 28); break;
 		case 'A': a->o.protocol_features &= ~(1ULL << VDRV_PF_REPLY_ACK);
 			break;
+		case 'P': a->o.packed = true; break;
+		case 'O': a->o.in_order = true; break;
 		default: tool_usage();
 		}
 	}
