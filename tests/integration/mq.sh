@@ -12,6 +12,7 @@
 #                 ports receives frames (xstats rx_qN_good_packets), every
 #                 pair has frames both ways in vhostd's "queues" counters,
 #                 and vhostd counts no violation
+#   mq-packed     the same on packed rings (virtio-user packed_vq=1)
 #   mq-fewer      a driver taking 1 pair of a port that offers 2: traffic
 #                 flows on the one it took
 #   mq-too-many   a driver that uses 3 pairs of a port that offers 2
@@ -44,10 +45,11 @@ mq_vhostd() {
 		wait_for "$TMP/p0.sock" && wait_for "$TMP/p1.sock"
 }
 
-# testpmd_run QUEUES SECONDS OUT: flowgen on both ports for SECONDS, then
-#   "show port xstats all" into OUT.  Return: testpmd's status
+# testpmd_run QUEUES SECONDS OUT [DEVARGS]: flowgen on both ports for
+#   SECONDS, then "show port xstats all" into OUT; DEVARGS (",packed_vq=1")
+#   go to both virtio-user ports.  Return: testpmd's status
 testpmd_run() {
-	local q=$1 s=$2 out=$3
+	local q=$1 s=$2 out=$3 extra=${4:-}
 	{
 		sleep 2
 		echo start
@@ -58,8 +60,8 @@ testpmd_run() {
 		echo quit
 	} | timeout $((s + 30)) "$TESTPMD" -l 0,1 --no-pci --no-huge -m 512 \
 		--no-shconf --file-prefix "vhmq$$" \
-		--vdev "net_virtio_user0,path=$TMP/p0.sock,queues=$q" \
-		--vdev "net_virtio_user1,path=$TMP/p1.sock,queues=$q" \
+		--vdev "net_virtio_user0,path=$TMP/p0.sock,queues=$q$extra" \
+		--vdev "net_virtio_user1,path=$TMP/p1.sock,queues=$q$extra" \
 		-- -i --rxq="$q" --txq="$q" --nb-cores=1 --total-num-mbufs=8192 \
 		--forward-mode=flowgen >"$out" 2>&1
 }
@@ -77,12 +79,19 @@ mq_violations() {
 		jq '[.ports[] | .violations] | add'
 }
 
-if wanted mq-pairs; then
+for ring in split packed; do
+name=mq-pairs
+extra=
+if [ $ring = packed ]; then
+	name=mq-packed
+	extra=,packed_vq=1
+fi
+if wanted $name; then
 	ERR=
-	out=$TMP/tp-pairs.log
+	out=$TMP/tp-$name.log
 	if ! mq_vhostd 2; then
 		ERR="vhostd did not start"
-	elif ! testpmd_run 2 4 "$out"; then
+	elif ! testpmd_run 2 4 "$out" "$extra"; then
 		ERR="testpmd failed: $(grep -m1 -iE 'error|cause' "$out")"
 	else
 		got=
@@ -104,9 +113,10 @@ if wanted mq-pairs; then
 			ERR="${ERR:+$ERR; }$idle queue pairs idle in vhostd's counters"
 	fi
 	stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
-	result mq-pairs "$([ -z "$ERR" ] && echo 0 || echo 1)" \
-		"${ERR:-2 pairs each way, every RX queue fed:$got}"
+	result $name "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+		"${ERR:-$ring rings, 2 pairs each way, every RX queue fed:$got}"
 fi
+done
 
 if wanted mq-fewer; then
 	ERR=
