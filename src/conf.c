@@ -690,6 +690,28 @@ static const struct option conf_options[] = {
 };
 
 /**
+ * conf_parse_path_opt() - a path option, with its error line
+ * @opt:	option name, for the message
+ * @val:	argument
+ * @out:	result
+ * @size:	size of @out, NUL included
+ * @err:	one-line error message on failure
+ * @errlen:	size of @err
+ * Return: 0 or -EINVAL (empty, or too long for @out)
+ */
+static int conf_parse_path_opt(const char *opt, const char *val, char *out,
+			       size_t size, char *err, size_t errlen)
+{
+	if (!*val)
+		return conf_err(err, errlen, "vhostd: --%s: empty path", opt);
+	if (!conf_copy(out, size, val))
+		return conf_err(err, errlen,
+				"vhostd: --%s: path too long (max %zu bytes)",
+				opt, size - 1);
+	return 0;
+}
+
+/**
  * conf_parse_num_opt() - a numeric option, with its error line
  * @opt:	option name, for the message
  * @val:	argument
@@ -763,15 +785,11 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 			c->nports++;
 			break;
 		case 'c':
-			if (!*optarg)
-				return conf_err(err, errlen,
-						"vhostd: --ctl: empty path");
-			if (!conf_copy(c->ctl_path, sizeof(c->ctl_path),
-				       optarg))
-				return conf_err(err, errlen,
-						"vhostd: --ctl: path too long "
-						"(max %zu bytes)",
-						sizeof(c->ctl_path) - 1);
+			r = conf_parse_path_opt("ctl", optarg, c->ctl_path,
+						sizeof(c->ctl_path), err,
+						errlen);
+			if (r)
+				return r;
 			break;
 		case CONF_OPT_CTL_PERM:
 			r = conf_sock_parse_spec(optarg, &c->ctl_sock,
@@ -789,15 +807,12 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 			c->no_sandbox = true;
 			break;
 		case CONF_OPT_STATE:
-			if (!*optarg)
-				return conf_err(err, errlen,
-						"vhostd: --state: empty path");
-			if (!conf_copy(c->state_path, sizeof(c->state_path),
-				       optarg))
-				return conf_err(err, errlen,
-						"vhostd: --state: path too "
-						"long (max %zu bytes)",
-						sizeof(c->state_path) - 1);
+			r = conf_parse_path_opt("state", optarg,
+						c->state_path,
+						sizeof(c->state_path), err,
+						errlen);
+			if (r)
+				return r;
 			break;
 		case 'w':
 			r = conf_parse_num_opt("workers", optarg, 1,

@@ -362,6 +362,8 @@ static const struct argv_case argv_cases[] = {
 	{ { "stray" }, "unexpected argument 'stray'" },
 	{ { "--ctl", "" }, "--ctl: empty path" },
 	{ { "--ctl", P108 }, "--ctl: path too long" },
+	{ { "--state", "" }, "--state: empty path" },
+	{ { "--state", P108 }, "--state: path too long" },
 	{ { "--port", "tap,ifname=a", "--port", "tap,ifname=a" },
 	  "both use ifname 'a'" },
 	{ { "--port", "tap,ifname=a,name=x", "--port",
