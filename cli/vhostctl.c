@@ -39,6 +39,7 @@ static const struct vhostctl_cmd vhostctl_cmds[] = {
 	{ "ports",	NULL,	"ports, state and counters (JSON)" },
 	{ "stats",	NULL,	"same as ports" },
 	{ "fdb",	NULL,	"learned MAC addresses: mac, port, age (JSON)" },
+	{ "workers",	NULL,	"datapath threads: tid, pinned CPU, sources (JSON)" },
 	{ "metrics",	NULL,	"counters in Prometheus text format" },
 	{ "port add",	"SPEC",	"add a port, SPEC as for vhostd --port" },
 	{ "port del",	"NAME",	"remove a port, with its MACs and counters" },

@@ -639,6 +639,9 @@ void conf_usage(void *f)
 "                       restarts (written every 5 s and at exit; a\n"
 "                       corrupt or foreign file is ignored; default none)\n"
 "  -w, --workers N      datapath threads, 1-16 (default 1)\n"
+"      --cpus LIST      pin worker i to the i-th CPU of LIST (as taskset\n"
+"                       -c: 1,3 or 0-3; reused from the start when LIST\n"
+"                       is shorter than --workers; default: not pinned)\n"
 "  -P, --poll-us N      busy-poll N microseconds after a queue runs dry\n"
 "                       before sleeping, 0-1000000 (default 50; 0: sleep\n"
 "                       at once)\n"
@@ -671,6 +674,7 @@ enum {
 	CONF_OPT_USER,
 	CONF_OPT_NO_SANDBOX,
 	CONF_OPT_STATE,
+	CONF_OPT_CPUS,
 };
 
 static const struct option conf_options[] = {
@@ -681,6 +685,7 @@ static const struct option conf_options[] = {
 	{ "no-sandbox",	no_argument,		NULL, CONF_OPT_NO_SANDBOX },
 	{ "state",	required_argument,	NULL, CONF_OPT_STATE },
 	{ "workers",	required_argument,	NULL, 'w' },
+	{ "cpus",	required_argument,	NULL, CONF_OPT_CPUS },
 	{ "poll-us",	required_argument,	NULL, 'P' },
 	{ "fdb-age",	required_argument,	NULL, 'a' },
 	{ "verbose",	no_argument,		NULL, 'v' },
@@ -736,6 +741,72 @@ static int conf_parse_num_opt(const char *opt, const char *val,
 				"vhostd: --%s '%s': out of range (%lu-%lu)",
 				opt, val, min, max);
 	return 0;
+}
+
+/**
+ * conf_parse_cpus() - a CPU list, as taskset -c and cpuset(7) write it
+ * @val:	"N", "N-M", comma-separated ("0,2-3")
+ * @c:		result: @c->cpus and @c->ncpus, in the order given
+ * @err:	one-line error message on failure
+ * @errlen:	size of @err
+ *
+ * A CPU named twice is an error: two workers on one CPU is what a user
+ * asks for by listing fewer CPUs than --workers, never by accident.
+ *
+ * Return: 0 or -EINVAL
+ */
+int conf_parse_cpus(const char *val, struct conf *c, char *err,
+		    size_t errlen)
+{
+	uint64_t seen[(CONF_CPU_MAX + 1) / 64] = { 0 };
+	const char *p = val;
+
+	c->ncpus = 0;
+	for (;;) {
+		unsigned long lo, hi, cpu;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				goto bad;
+			hi = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (lo > hi)
+			goto bad;
+		if (hi > CONF_CPU_MAX)
+			return conf_err(err, errlen,
+					"vhostd: --cpus '%s': CPU %lu is past "
+					"%u", val, hi, CONF_CPU_MAX);
+		for (cpu = lo; cpu <= hi; cpu++) {
+			if (seen[cpu / 64] & (1ULL << (cpu % 64)))
+				return conf_err(err, errlen,
+						"vhostd: --cpus '%s': CPU %lu "
+						"named twice", val, cpu);
+			if (c->ncpus == CONF_CPUS_MAX)
+				return conf_err(err, errlen,
+						"vhostd: --cpus '%s': more "
+						"than %u CPUs", val,
+						CONF_CPUS_MAX);
+			seen[cpu / 64] |= 1ULL << (cpu % 64);
+			c->cpus[c->ncpus++] = (uint16_t)cpu;
+		}
+		if (!*p)
+			return 0;
+		if (*p++ != ',')
+			goto bad;
+	}
+bad:
+	c->ncpus = 0;
+	return conf_err(err, errlen,
+			"vhostd: --cpus '%s': not a CPU list (e.g. 1,3 or "
+			"0-3)", val);
 }
 
 /**
@@ -818,6 +889,11 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 			r = conf_parse_num_opt("workers", optarg, 1,
 					       WORKERS_MAX, &c->workers, err,
 					       errlen);
+			if (r)
+				return r;
+			break;
+		case CONF_OPT_CPUS:
+			r = conf_parse_cpus(optarg, c, err, errlen);
 			if (r)
 				return r;
 			break;

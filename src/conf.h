@@ -26,6 +26,8 @@
  * trip from ~55 us to ~3 us, and an idle worker still sleeps after it.
  */
 #define CONF_POLL_US_DEFAULT	50
+#define CONF_CPUS_MAX	64	/* entries of a --cpus list */
+#define CONF_CPU_MAX	1023	/* highest CPU number (CPU_SETSIZE - 1) */
 /* Learned MACs a port may own (max-macs=): a guest has one or two, a TAP
  * may front a host bridge.  64 ports at 64 fill at most a table's worth.
  */
@@ -130,6 +132,8 @@ struct conf_port {
  * @ports:	port specs, in command line order
  * @ctl_path:	control socket path ("" = none)
  * @workers:	worker threads (>= 1)
+ * @cpus:	--cpus: worker i runs on CPU @cpus[i % @ncpus]
+ * @ncpus:	entries in @cpus; 0: workers are not pinned
  * @poll_us:	busy-poll window after a queue runs dry, microseconds
  * @fdb_age_s:	MAC table ageing time, seconds
  * @verbose:	log level bump
@@ -142,6 +146,8 @@ struct conf {
 	struct conf_port ports[CONF_PORTS_MAX];
 	char ctl_path[CONF_PATH_MAX];
 	unsigned int workers;
+	uint16_t cpus[CONF_CPUS_MAX];
+	unsigned int ncpus;
 	unsigned int poll_us;
 	unsigned int fdb_age_s;
 	int verbose;
@@ -157,6 +163,7 @@ struct conf {
  * conf_parse()		parse argv; 0 ok, 1 if --help/--version was printed
  *			(exit 0), -EINVAL with @err set (exit 2).
  * conf_usage()		print --help text to @f.
+ * conf_parse_cpus()	--cpus LIST into @c->cpus; -EINVAL with @err set.
  *
  * conf_sock.c, the keys of a listening socket and --user:
  * conf_sock_init()	defaults: owner and group as created, mode 0660,
@@ -174,6 +181,8 @@ int conf_parse_port(const char *spec, unsigned int index,
 int conf_parse(int argc, char **argv, struct conf *c, char *err,
 	       size_t errlen);
 void conf_usage(void *f);
+int conf_parse_cpus(const char *val, struct conf *c, char *err,
+		    size_t errlen);
 
 #define CONF_SOCK_KEYS	5
 void conf_sock_init(struct conf_sock *s);

@@ -36,6 +36,7 @@
 #include "switch.h"
 #include "usock.h"
 #include "util.h"
+#include "worker.h"
 
 #define CTL_IO_TIMEOUT_MS	200		/* per read/write */
 #define CTL_DEADLINE_NS		500000000ULL	/* whole exchange */
@@ -355,6 +356,38 @@ static int ctl_cmd_fdb(struct ctl_buf *b, const char *arg)
 }
 
 /**
+ * ctl_cmd_workers() - "workers": each datapath thread, its CPU and load
+ * @b:		reply
+ * @arg:	unused
+ *
+ * "tid" finds the thread in top -H or /proc; "cpu" is the CPU it is
+ * pinned to (--cpus), null when it is not.
+ *
+ * Return: 0
+ */
+static int ctl_cmd_workers(struct ctl_buf *b, const char *arg)
+{
+	struct worker_info wi;
+	unsigned int i;
+
+	ctl_printf(b, "{\"workers\":[");
+	for (i = 0; worker_info_get(i, &wi); i++) {
+		ctl_printf(b, "%s\n{\"idx\":%u,\"tid\":%d,\"cpu\":", i ? "," : "",
+			   i, wi.tid);
+		if (wi.cpu >= 0)
+			ctl_printf(b, "%d", wi.cpu);
+		else
+			ctl_printf(b, "null");
+		ctl_printf(b, ",\"sources\":%u,\"passes\":%llu,"
+			   "\"asleep\":%s}", wi.sources,
+			   (unsigned long long)wi.passes,
+			   wi.asleep ? "true" : "false");
+	}
+	ctl_printf(b, "%s]}\n", i ? "\n" : "");
+	return 0;
+}
+
+/**
  * ctl_prom_port_labels() - append {port="..",type=".."} (without the
  *			    closing brace, so callers may add labels)
  * @b:		reply
@@ -623,6 +656,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	{ "ports",	ctl_cmd_ports,	  NULL, "ports and counters (JSON)" },
 	{ "stats",	ctl_cmd_ports,	  NULL, "same as ports" },
 	{ "fdb",	ctl_cmd_fdb,	  NULL, "learned MAC addresses (JSON)" },
+	{ "workers",	ctl_cmd_workers,  NULL,
+	  "datapath threads: tid, CPU, sources (JSON)" },
 	{ "metrics",	ctl_cmd_metrics,  NULL,
 	  "counters, Prometheus text format" },
 	{ "port add",	ctl_cmd_port_add, "SPEC",

@@ -9,6 +9,7 @@
  * front end or ctl client sends can end the process.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,39 @@ static int main_setup_timer(void)
 }
 
 /**
+ * main_check_cpus() - every --cpus CPU must be one we may run on
+ * @c:		configuration
+ *
+ * A worker pins itself once it runs (worker.c), after the seccomp filter
+ * is on, where a bad CPU could only be a warning; checked here against
+ * our affinity (taskset, cgroup cpusets) it is a start-up error with
+ * exit status 2, like any other bad option.
+ */
+static void main_check_cpus(const struct conf *c)
+{
+	cpu_set_t set;
+	unsigned int i;
+
+	if (!c->ncpus)
+		return;
+	if (sched_getaffinity(0, sizeof(set), &set) < 0) {
+		err("--cpus: cannot read our CPU affinity: %s",
+		    strerror(errno));
+		exit(2);
+	}
+	for (i = 0; i < c->ncpus; i++) {
+		if (!CPU_ISSET(c->cpus[i], &set)) {
+			err("--cpus: CPU %u is not one vhostd may run on "
+			    "(%d allowed)", c->cpus[i], CPU_COUNT(&set));
+			exit(2);
+		}
+	}
+	if (c->ncpus > c->workers)
+		info("--cpus: %u CPUs for %u worker(s): CPUs past the first "
+		     "%u are not used", c->ncpus, c->workers, c->workers);
+}
+
+/**
  * main_lockdown() - start-up is over: give up what running does not need
  *
  * Every port's timer runs once first, so that what one port sets up for
@@ -183,7 +217,8 @@ int main(int argc, char **argv)
 	if (rc < 0 || (rc = efd_watch_thread()) < 0)
 		die("eventfd watchdog: %s", strerror(-rc));
 	switch_init(conf.fdb_age_s);
-	rc = worker_init(conf.workers, conf.poll_us);
+	main_check_cpus(&conf);
+	rc = worker_init(conf.workers, conf.poll_us, conf.cpus, conf.ncpus);
 	if (rc < 0)
 		die("cannot create workers: %s", strerror(-rc));
 

@@ -54,6 +54,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -197,6 +198,11 @@ static const struct sandbox_rule sandbox_rules[] = {
 	SB(rseq),		/* every new thread (glibc 2.35+) */
 	SB(futex),		/* locks, pthread_join() */
 	SB(sched_yield),	/* spinning waits */
+	/* A worker pins itself to its --cpus CPU (pid 0: the caller) and
+	 * names itself; nothing else's affinity or name.
+	 */
+	SB_ARG(sched_setaffinity, SB_ALL, 0, 0xffffffffULL, 0),
+	SB_ARG(prctl, SB_REL, 0, 0xffffffffULL, PR_SET_NAME),
 	SB(exit),		/* a thread ends */
 	SB(exit_group),		/* the process ends */
 	/* ---- time ---- */

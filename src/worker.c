@@ -47,10 +47,15 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "efd.h"
@@ -136,6 +141,8 @@ struct worker {
 	int epfd;
 	int stop_fd;
 	unsigned int idx;
+	int cpu;
+	int tid;
 	unsigned int nactive;
 	unsigned int nfds;
 	bool running;
@@ -160,11 +167,14 @@ static uint64_t worker_ref_key(uint32_t slot, uint32_t gen)
  * worker_init() - create the workers' epoll sets (threads start later)
  * @n:		number of workers, 1..WORKERS_MAX
  * @poll_us:	busy-poll window after sources run dry, microseconds
+ * @cpus:	CPUs to pin worker i to: @cpus[i % @ncpus]
+ * @ncpus:	entries in @cpus, 0: no pinning
  *
  * Return: 0 or -errno
  * Context: control thread, start-up
  */
-int worker_init(unsigned int n, unsigned int poll_us)
+int worker_init(unsigned int n, unsigned int poll_us, const uint16_t *cpus,
+		unsigned int ncpus)
 {
 	unsigned int i;
 
@@ -177,6 +187,7 @@ int worker_init(unsigned int n, unsigned int poll_us)
 		struct epoll_event ev = { .events = EPOLLIN };
 
 		w->idx = i;
+		w->cpu = ncpus ? cpus[i % ncpus] : -1;
 		w->epfd = epoll_create1(EPOLL_CLOEXEC);
 		w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (w->epfd < 0 || w->stop_fd < 0)
@@ -328,6 +339,38 @@ static bool worker_window_open(uint64_t *dry_since, unsigned int *dry_passes)
  * @arg:	struct worker
  * Return: NULL
  */
+/**
+ * worker_settle() - a new worker names itself and moves to its CPU
+ * @w:		the calling thread's worker
+ *
+ * Done by the thread itself, after the seccomp filter is on: it may only
+ * set its own affinity (pid 0) and its own name, nothing else's.  A CPU
+ * taken away since start-up (main checked the list then) costs the
+ * pinning, with a line, not the worker.
+ */
+static void worker_settle(struct worker *w)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "vhostd-w%u", w->idx);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+	if (w->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+			warn("worker %u: cannot run on CPU %d only: %s",
+			     w->idx, w->cpu, strerror(errno));
+			__atomic_store_n(&w->cpu, -1, __ATOMIC_RELAXED);
+		}
+	}
+	/* Last: worker_start() waits for it, so that ctl never shows a
+	 * worker before its name and CPU are what it says.
+	 */
+	__atomic_store_n(&w->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+}
+
 static void *worker_loop(void *arg)
 {
 	struct worker *w = arg;
@@ -337,6 +380,7 @@ static void *worker_loop(void *arg)
 	bool staged = true;
 
 	stats_slot = 1 + w->idx;
+	worker_settle(w);
 	if (efd_watch_thread() < 0)
 		warn("worker %u: not under the eventfd watchdog", w->idx);
 	for (;;) {
@@ -451,7 +495,48 @@ int worker_start(void)
 			return -rc;
 		__atomic_store_n(&workers[i].running, true, __ATOMIC_SEQ_CST);
 	}
+	/* Settled (worker_settle()) before the control thread serves ctl. */
+	for (i = 0; i < worker_count; i++) {
+		const struct timespec ms = { .tv_nsec = 1000000 };
+		unsigned int t;
+
+		for (t = 0; t < 1000; t++) {
+			if (__atomic_load_n(&workers[i].tid, __ATOMIC_ACQUIRE))
+				break;
+			nanosleep(&ms, NULL);
+		}
+	}
 	return 0;
+}
+
+/**
+ * worker_count_get() - number of workers
+ * Return: as created by worker_init()
+ */
+unsigned int worker_count_get(void)
+{
+	return worker_count;
+}
+
+/**
+ * worker_info_get() - what ctl shows of worker @i
+ * @i:		worker number
+ * @info:	filled in (racy reads of the worker's own counters)
+ * Return: false if there is no worker @i
+ * Context: control thread
+ */
+bool worker_info_get(unsigned int i, struct worker_info *info)
+{
+	const struct worker *w = &workers[i];
+
+	if (i >= worker_count)
+		return false;
+	info->tid = __atomic_load_n(&w->tid, __ATOMIC_RELAXED);
+	info->cpu = __atomic_load_n(&w->cpu, __ATOMIC_RELAXED);
+	info->sources = __atomic_load_n(&w->nfds, __ATOMIC_RELAXED);
+	info->passes = __atomic_load_n(&w->pass, __ATOMIC_RELAXED);
+	info->asleep = __atomic_load_n(&w->asleep, __ATOMIC_RELAXED);
+	return true;
 }
 
 /**

@@ -10,28 +10,52 @@
 #ifndef VHOSTD_WORKER_H
 #define VHOSTD_WORKER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "port/port.h"
 
 #define WORKERS_MAX	16
 
+/**
+ * struct worker_info - what ctl shows of a worker
+ * @tid:	kernel thread id (0 before the thread runs)
+ * @cpu:	CPU it is pinned to, -1 if not pinned (or pinning failed)
+ * @sources:	source queues it owns
+ * @passes:	passes of its loop so far
+ * @asleep:	blocked in epoll_wait() now
+ */
+struct worker_info {
+	int tid;
+	int cpu;
+	unsigned int sources;
+	uint64_t passes;
+	bool asleep;
+};
+
 /*
- * worker_init()	create @n workers (not started), polling window @poll_us;
- *			the workers become the ports' port_host.
+ * worker_init()	create @n workers (not started), polling window @poll_us,
+ *			worker i pinned to @cpus[i % @ncpus] (@ncpus 0: not
+ *			pinned); the workers become the ports' port_host.
  * worker_start()	start the threads.
  * worker_stop()	stop and join them (shutdown).
  * worker_src_add()	a worker owns source queue @q of @p from now on
  *			(struct port_host): its number, or -errno.
  * worker_src_del()	take it back; no turn at it runs when this returns.
  * worker_quiesce()	wait until every worker has finished its pass.
+ * worker_count_get()	number of workers.
+ * worker_info_get()	worker @i's state, racy reads (ctl); false past the
+ *			last worker.
  */
-int worker_init(unsigned int n, unsigned int poll_us);
+int worker_init(unsigned int n, unsigned int poll_us, const uint16_t *cpus,
+		unsigned int ncpus);
 int worker_start(void);
 void worker_stop(void);
 int worker_src_add(struct port *p, uint32_t q, int fd,
 		   enum port_src_kind kind);
 void worker_src_del(struct port *p, uint32_t q);
 void worker_quiesce(void);
+unsigned int worker_count_get(void);
+bool worker_info_get(unsigned int i, struct worker_info *info);
 
 #endif /* VHOSTD_WORKER_H */

@@ -26,6 +26,10 @@
 #                  them still answers within 0.5 s per hanging client
 #                  + 2 s, each reading one is dropped, and D answers all
 #                  of E's pings meanwhile
+#   ctl-workers    --workers 2 --cpus B,A: "workers" names each thread
+#                  (tid), its CPU, and the sources it owns; the threads
+#                  are vhostd-w0/1 and run on B and A only; bad lists
+#                  are start-up errors (exit 2)
 #   ctl-concurrent 50 clients at once all get complete, valid replies
 #
 # Usage: tests/integration/ctl.sh [NAME-GLOB...]   (BUILD=dir, default build)
@@ -382,7 +386,7 @@ if wanted ctl-help; then
 	awk '{ print ($1 == "port" ? $1 " " $2 : $1) }' "$TMP/help" | sort >"$TMP/help.daemon"
 	"$VHOSTCTL" --help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { on = 0 }
 		on { print ($1 == "port" ? $1 " " $2 : $1) }' | sort >"$TMP/help.cli"
-	printf '%s\n' fdb help metrics 'port add' 'port del' ports stats |
+	printf '%s\n' fdb help metrics 'port add' 'port del' ports stats workers |
 		sort >"$TMP/help.want"
 	cmp -s "$TMP/help.want" "$TMP/help.daemon" ||
 		fail "daemon help lists: $(tr '\n' ' ' <"$TMP/help.daemon")"
@@ -402,11 +406,75 @@ if wanted ctl-help; then
 				fail "fdb: bad JSON" ;;
 		metrics) prom_check "$TMP/c.out" >/dev/null || fail "metrics: bad format" ;;
 		help)	cmp -s "$TMP/c.out" "$TMP/help" || fail "help differs" ;;
+		workers) jq -e '.workers | length == 1' "$TMP/c.out" >/dev/null ||
+				fail "workers: bad JSON" ;;
 		esac
 	done <"$TMP/help.daemon"
 	stop_vhostd TERM || fail "vhostd died or exited uncleanly"
 	result ctl-help "$([ -z "$ERR" ] && echo 0 || echo 1)" \
 		"${ERR:-$(tr '\n' ' ' <"$TMP/help.want")listed by both; each answers}"
+fi
+
+# ---- ctl-workers ----------------------------------------------------------
+
+# task_of PID TID: "comm cpus-allowed-list" of thread TID of PID
+task_of() {
+	local t=/proc/$1/task/$2
+	[ -d "$t" ] || return 1
+	echo "$(cat "$t/comm") $(awk '/^Cpus_allowed_list:/ { print $2 }' "$t/status")"
+}
+
+if wanted ctl-workers; then
+	ERR=
+	# Two workers on the CPUs we may use, in reverse order (one CPU:
+	# both on it), so that pinning by position is what is checked.
+	mapfile -t ok < <(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+		awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }')
+	if [ "${#ok[@]}" -ge 2 ]; then
+		list="${ok[1]},${ok[0]}"; want=("${ok[1]}" "${ok[0]}")
+	else
+		list="${ok[0]}"; want=("${ok[0]}" "${ok[0]}")
+	fi
+	start_vhostd -- 1 --workers 2 --cpus "$list" || fail "vhostd did not start"
+	w=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" workers) || fail "workers failed"
+	[ "$(jq '.workers | length' <<<"$w")" = 2 ] || fail "not 2 workers: $w"
+	for i in 0 1; do
+		tid=$(jq ".workers[$i].tid" <<<"$w")
+		cpu=$(jq ".workers[$i].cpu" <<<"$w")
+		[ "$cpu" = "${want[$i]}" ] || fail "worker $i: cpu $cpu, want ${want[$i]}"
+		got=$(task_of "$VPID" "$tid") ||
+			{ fail "worker $i: tid $tid is not a thread of vhostd"; continue; }
+		[ "$got" = "vhostd-w$i ${want[$i]}" ] ||
+			fail "worker $i: thread $tid is '$got', want 'vhostd-w$i ${want[$i]}'"
+	done
+	# A guest's TX queue is a source of exactly one worker.
+	"$TOOL" responder --sock "$TMP/p0.sock" --mac 02:00:00:00:77:01 \
+		--ip 198.18.0.77 --seconds 30 \
+		>/dev/null 2>&1 &
+	RPID=$!
+	BGPIDS+=("$RPID")
+	src=
+	for _ in $(seq 100); do
+		src=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" workers |
+			jq '[.workers[].sources] | add')
+		[ "$src" = 1 ] && break
+		sleep 0.1
+	done
+	[ "$src" = 1 ] || fail "a guest attached: $src sources, want 1"
+	kill "$RPID" 2>/dev/null
+	wait "$RPID" 2>/dev/null
+	stop_vhostd TERM || fail "vhostd died or exited uncleanly"
+	# Bad lists: start-up errors, exit status 2, a line naming the CPU.
+	for bad in "1-0" "0,0" "x" "0,1,,2" "4096" "1023"; do
+		"$VHOSTD" --cpus "$bad" --port "vhost-user,path=$TMP/bad.sock" \
+			>"$TMP/bad.log" 2>&1
+		rc=$?
+		[ $rc = 2 ] || fail "--cpus $bad: exit $rc, want 2"
+		grep -q -- "--cpus" "$TMP/bad.log" ||
+			fail "--cpus $bad: no line naming --cpus"
+	done
+	result ctl-workers "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+		"${ERR:-2 workers pinned to $list, named vhostd-w0/1, bad lists refused}"
 fi
 
 # ---- ctl-malformed --------------------------------------------------------
@@ -596,7 +664,7 @@ if wanted ctl-concurrent; then
 		stats|ports) jq -e '.ports | length == 3' "$TMP/cc.$i" >/dev/null ;;
 		fdb) jq -e '.fdb | type == "array"' "$TMP/cc.$i" >/dev/null ;;
 		metrics) prom_check "$TMP/cc.$i" >/dev/null ;;
-		help) [ "$(wc -l <"$TMP/cc.$i")" = 7 ] ;;
+		help) [ "$(wc -l <"$TMP/cc.$i")" = 8 ] ;;
 		esac || { bad=$((bad + 1)); fail "client $i ($c): incomplete or invalid reply"; }
 	done
 	dt=$(($(ms) - t0))

@@ -334,6 +334,17 @@ static void test_options(void **state)
 	assert_int_equal(conf.poll_us, 0);
 	assert_int_equal(conf.fdb_age_s, 0);
 	assert_int_equal(conf.verbose, 2);
+	assert_int_equal(conf.ncpus, 0);	/* not pinned by default */
+	assert_int_equal(parse(&conf, err, "--cpus", "3,0-1,7", (char *)NULL),
+			 0);
+	assert_int_equal(conf.ncpus, 4);
+	assert_int_equal(conf.cpus[0], 3);
+	assert_int_equal(conf.cpus[1], 0);
+	assert_int_equal(conf.cpus[2], 1);
+	assert_int_equal(conf.cpus[3], 7);
+	assert_int_equal(parse(&conf, err, "--cpus=1023", (char *)NULL), 0);
+	assert_int_equal(conf.ncpus, 1);
+	assert_int_equal(conf.cpus[0], 1023);
 	/* Zero ports is allowed: ports may come later through ctl. */
 	assert_int_equal(parse(&conf, err, (char *)NULL), 0);
 	assert_int_equal(conf.nports, 0);
@@ -375,6 +386,19 @@ static const struct argv_case argv_cases[] = {
 	{ { "--ctl", "/s", "--port", "vhost-user,path=/s" },
 	  "uses the --ctl path" },
 	{ { "--port", "vhost-user,path=/s,queues=99" }, "at most 16 queue pairs" },
+	{ { "--cpus", "" }, "--cpus '': not a CPU list" },
+	{ { "--cpus", "1-0" }, "not a CPU list" },
+	{ { "--cpus", "0,,1" }, "not a CPU list" },
+	{ { "--cpus", "0," }, "not a CPU list" },
+	{ { "--cpus", "-1" }, "not a CPU list" },
+	{ { "--cpus", "1-" }, "not a CPU list" },
+	{ { "--cpus", "0 1" }, "not a CPU list" },
+	{ { "--cpus", "+1" }, "not a CPU list" },
+	{ { "--cpus", "1024" }, "CPU 1024 is past 1023" },
+	{ { "--cpus", "99999999999999999999999" }, "is past 1023" },
+	{ { "--cpus", "0-2,2" }, "CPU 2 named twice" },
+	{ { "--cpus", "0-64" }, "more than 64 CPUs" },
+	{ { "--cpus" }, "needs an argument" },
 };
 
 static void test_bad_command_lines(void **state)
