@@ -224,16 +224,22 @@ enum port_direct_stop {
 	PORT_DIRECT_BOUNCE,
 };
 
-bool port_vhost_rx_begin(struct port *p, uint32_t qi, struct port_turn *turn);
+/* A turn holds the TX queue's lock from rx_begin (when it returns true)
+ * to rx_end: across functions, out of the attributes' reach (lock.h).
+ */
+bool port_vhost_rx_begin(struct port *p, uint32_t qi, struct port_turn *turn)
+	NO_TSA;
 unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 				 struct pkt **pkts, unsigned int max,
 				 struct port_turn *turn);
 void port_vhost_rx_done(struct port *p, uint32_t qi, struct port_turn *turn);
-void port_vhost_rx_end(struct port *p, uint32_t qi, struct port_turn *turn);
+void port_vhost_rx_end(struct port *p, uint32_t qi, struct port_turn *turn)
+	NO_TSA;
 bool port_vhost_arm(struct port *p, uint32_t cookie);
 void port_vhost_stage(struct port *p, uint32_t cookie);
-int port_vhost_publish(struct vu_queue *q);
-void port_vhost_call(struct port *p, struct vu_queue *q, int fd);
+int port_vhost_publish(struct vu_queue *q) REQUIRES(q->lock);
+void port_vhost_call(struct port *p, struct vu_queue *q, int fd)
+	EXCLUDES(q->lock);
 unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 			     unsigned int n);
 

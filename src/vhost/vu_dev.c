@@ -127,6 +127,7 @@ static bool vu_queue_runnable(const struct vu_dev *dev, unsigned int qi)
  * Context: control thread, @qi's lock held
  */
 static void vu_queue_release(struct vu_dev *dev, unsigned int qi)
+	REQUIRES(dev->q[qi].lock)
 {
 	if (dev->ops && dev->ops->queue_release)
 		dev->ops->queue_release(dev, qi);
@@ -144,12 +145,12 @@ void vu_queue_stop(struct vu_dev *dev, unsigned int qi)
 	struct vu_queue *q = &dev->q[qi];
 	bool was;
 
-	vlock_lock(&q->lock);
+	vlock_lock(&dev->q[qi].lock);
 	was = q->started;
 	if (was)
 		vu_queue_release(dev, qi);
 	q->started = false;
-	vlock_unlock(&q->lock);
+	vlock_unlock(&dev->q[qi].lock);
 	if (was && dev->ops && dev->ops->queue_stop)
 		dev->ops->queue_stop(dev, qi);
 }

@@ -204,9 +204,10 @@ int vu_dev_handle(struct vu_dev *dev);
 int vu_dev_check_stall(struct vu_dev *dev, uint64_t now);
 void vu_dev_detach(struct vu_dev *dev);
 void vu_dev_mark_broken(struct vu_dev *dev);
-int vu_queue_call_take(struct vu_queue *q);
-int vu_queue_call_give(struct vu_dev *dev, struct vu_queue *q, int fd);
-void vu_queue_call_quiesce(struct vu_queue *q);
+int vu_queue_call_take(struct vu_queue *q) REQUIRES(q->lock);
+int vu_queue_call_give(struct vu_dev *dev, struct vu_queue *q, int fd)
+	EXCLUDES(q->lock);
+void vu_queue_call_quiesce(struct vu_queue *q) EXCLUDES(q->lock);
 int vu_dev_fault_init(void);
 
 /**

@@ -25,12 +25,16 @@
 /* vu_dev.c: device state (kernel-doc there) */
 void vu_dev_proto_err(struct vu_dev *dev, const struct vhost_user_msg *msg,
 		      int rc, const char *what);
-void vu_dev_lock_all(struct vu_dev *dev);
-void vu_dev_unlock_all(struct vu_dev *dev);
-void vu_queue_stop(struct vu_dev *dev, unsigned int qi);
-void vu_queue_update(struct vu_dev *dev, unsigned int qi);
+/* Every queue lock at once: more than the attributes can name (lock.h). */
+void vu_dev_lock_all(struct vu_dev *dev) NO_TSA;
+void vu_dev_unlock_all(struct vu_dev *dev) NO_TSA;
+void vu_queue_stop(struct vu_dev *dev, unsigned int qi)
+	EXCLUDES(dev->q[qi].lock);
+void vu_queue_update(struct vu_dev *dev, unsigned int qi)
+	EXCLUDES(dev->q[qi].lock);
 void vu_dev_update_all(struct vu_dev *dev);
-void vu_dev_mem_changed(struct vu_dev *dev, unsigned int *lost);
+/* Called with every queue lock held (vu_dev_lock_all()). */
+void vu_dev_mem_changed(struct vu_dev *dev, unsigned int *lost) NO_TSA;
 void vu_dev_mem_finish(struct vu_dev *dev, unsigned int lost);
 void vu_dev_reset(struct vu_dev *dev);
 
