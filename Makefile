@@ -104,9 +104,9 @@ check: $(UNIT_BINS)
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -pthread -Wall -Werror \
 	      -Wno-unused-parameter \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-$(O)/fuzz/%: tests/fuzz/%.c $(DAEMON_SRCS)
+$(O)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(DAEMON_SRCS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(DAEMON_LIBS)
 
 fuzz: $(FUZZ_BINS)
 

@@ -21,33 +21,11 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "../../src/log.h"
+#include "fuzz_arena.h"
 #include "../../src/vhost/virtq.h"
 
-#define ARENA_SIZE	0x10000
-#define GPA_BASE	0x1000ull
-#define UVA_BASE	0x7f0000000000ull
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static uint8_t *arena;
-
-/**
- * iov_in_arena() - whether an iovec lies wholly inside the arena
- * @iov:	segment
- *
- * Return: true if inside
- */
-static int iov_in_arena(const struct iovec *iov)
-{
-	const uint8_t *p = iov->iov_base;
-
-	return p >= arena && iov->iov_len <= ARENA_SIZE &&
-	       p - arena <= (ptrdiff_t)(ARENA_SIZE - iov->iov_len);
-}
 
 /**
  * check_elem() - what a pop returned stays within its limits
@@ -71,7 +49,7 @@ static void check_elem(const struct virtq *vq, const struct virtq_elem *e,
 	if (e->out_num + e->in_num > VIRTQ_ELEM_IOV_MAX)
 		__builtin_trap();
 	for (i = 0; i < (unsigned int)(e->out_num + e->in_num); i++)
-		if (!iov_in_arena(&e->iov[i]))
+		if (!arena_iov_ok(&e->iov[i]))
 			__builtin_trap();
 }
 
@@ -92,20 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 3)
 		return 0;
-	if (!arena) {
-		arena = aligned_alloc(4096, ARENA_SIZE);
-		log_set_level(LOG_LVL_ERR);
-	}
-	memset(arena, 0, ARENA_SIZE);
-	memcpy(arena, data + 3, size - 3 < ARENA_SIZE ? size - 3 : ARENA_SIZE);
-
-	guest_mem_init(&m);
-	if (guest_mem_add_mapped(&m, arena, GPA_BASE, ARENA_SIZE / 2,
-				 UVA_BASE) ||
-	    guest_mem_add_mapped(&m, arena + ARENA_SIZE / 2,
-				 GPA_BASE + ARENA_SIZE / 2, ARENA_SIZE / 2,
-				 UVA_BASE + ARENA_SIZE / 2))
-		__builtin_trap();
+	arena_map(&m, data + 3, size - 3);
 
 	virtq_init(&vq);
 	vq.packed = true;

@@ -19,14 +19,11 @@
 #include <cmocka.h>
 
 #include "../../src/vhost/virtq.h"
+#include "virtq_arena.h"
 
-#define ARENA_SIZE	0x40000
-#define GPA_BASE	0x100000ull
-#define UVA_BASE	0x7f0000100000ull
 #define DESC_OFF	0x0
 #define AVAIL_OFF	0x8000
 #define USED_OFF	0x10000
-#define BUF_OFF		0x20000
 
 /**
  * struct drv - the test's driver side of one ring
@@ -48,18 +45,6 @@ struct drv {
 	struct vring_used *used;
 };
 
-/**
- * struct seg - one descriptor the test wants in a chain
- * @off:	buffer offset in the arena (gpa = GPA_BASE + off)
- * @len:	length
- * @flags:	VRING_DESC_F_* (NEXT is added by the builder)
- */
-struct seg {
-	uint64_t off;
-	uint32_t len;
-	uint16_t flags;
-};
-
 static struct drv d;
 
 /**
@@ -70,12 +55,7 @@ static struct drv d;
  */
 static void drv_setup(uint16_t num, bool event_idx, bool indirect)
 {
-	if (!d.arena)
-		d.arena = aligned_alloc(4096, ARENA_SIZE);
-	memset(d.arena, 0, ARENA_SIZE);
-	guest_mem_init(&d.m);
-	assert_int_equal(guest_mem_add_mapped(&d.m, d.arena, GPA_BASE,
-					      ARENA_SIZE, UVA_BASE), 0);
+	assert_int_equal(arena_reset(&d.arena, &d.m), 0);
 	d.num = num;
 	d.desc = (struct vring_desc *)(d.arena + DESC_OFF);
 	d.avail = (struct vring_avail *)(d.arena + AVAIL_OFF);

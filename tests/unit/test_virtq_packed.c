@@ -18,14 +18,11 @@
 #include <cmocka.h>
 
 #include "../../src/vhost/virtq.h"
+#include "virtq_arena.h"
 
-#define ARENA_SIZE	0x40000
-#define GPA_BASE	0x100000ull
-#define UVA_BASE	0x7f0000100000ull
 #define DESC_OFF	0x0
 #define DRV_OFF		0x8000
 #define DEV_OFF		0x8010
-#define BUF_OFF		0x20000
 #define TBL_OFF		0x30000
 
 #define F_AVAIL		(1u << VRING_PACKED_DESC_F_AVAIL)
@@ -59,18 +56,6 @@ struct drv {
 	bool used_wrap;
 };
 
-/**
- * struct seg - one descriptor the test wants in a chain
- * @off:	buffer offset in the arena (gpa = GPA_BASE + off)
- * @len:	length
- * @flags:	VRING_DESC_F_WRITE / INDIRECT (NEXT, AVAIL, USED added)
- */
-struct seg {
-	uint64_t off;
-	uint32_t len;
-	uint16_t flags;
-};
-
 static struct drv d;
 
 /**
@@ -81,12 +66,7 @@ static struct drv d;
  */
 static void drv_setup(uint16_t num, bool event_idx, bool indirect)
 {
-	if (!d.arena)
-		d.arena = aligned_alloc(4096, ARENA_SIZE);
-	memset(d.arena, 0, ARENA_SIZE);
-	guest_mem_init(&d.m);
-	assert_int_equal(guest_mem_add_mapped(&d.m, d.arena, GPA_BASE,
-					      ARENA_SIZE, UVA_BASE), 0);
+	assert_int_equal(arena_reset(&d.arena, &d.m), 0);
 	d.num = num;
 	d.ring = (struct vring_packed_desc *)(d.arena + DESC_OFF);
 	d.drv_ev = (struct vring_packed_desc_event *)(d.arena + DRV_OFF);
