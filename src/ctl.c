@@ -10,7 +10,9 @@
  *
  * No counter is named here: "ports"/"stats" and "metrics" print what the
  * counter tables describe (stats.h), stats_common for every port, then
- * the tables of its type (port_ops.counters).
+ * the tables of its type (port_ops.counters).  Nor is a feature bit:
+ * what a port negotiated with its peer (port_ops.peer, struct port_peer)
+ * is printed with the names its type gives the bits.
  *
  * "port add SPEC" and "port del NAME" change the port table (portctl.c),
  * only in a daemon serving the socket (ctl_open()): ctl_exec() called
@@ -280,6 +282,63 @@ static void ctl_json_queues(struct ctl_buf *b, const struct port *p)
 }
 
 /**
+ * ctl_json_bits() - append ,"KEY":"0x...","KEY_names":[...]: feature bits,
+ *		     in hex and by the names the port's type gives them
+ * @b:		reply
+ * @key:	JSON key
+ * @bits:	feature bits
+ * @names:	[bit] = name, NULL where unnamed, 64 entries; or NULL
+ *
+ * A bit without a name is in the hex value only.
+ */
+static void ctl_json_bits(struct ctl_buf *b, const char *key, uint64_t bits,
+			  const char *const *names)
+{
+	bool first = true;
+	unsigned int i;
+
+	ctl_printf(b, ",\"%s\":\"0x%llx\",\"%s_names\":[", key,
+		   (unsigned long long)bits, key);
+	for (i = 0; i < 64 && names; i++) {
+		if (!(bits & (1ULL << i)) || !names[i])
+			continue;
+		ctl_printf(b, "%s", first ? "" : ",");
+		ctl_json_str(b, names[i]);
+		first = false;
+	}
+	ctl_printf(b, "]");
+}
+
+/**
+ * ctl_json_peer() - append ,"negotiated":{...}, what a port and its peer
+ *		     agreed on, if its type negotiates anything
+ * @b:		reply
+ * @p:		port
+ */
+static void ctl_json_peer(struct ctl_buf *b, const struct port *p)
+{
+	struct port_peer pp;
+
+	if (!p->ops->peer)
+		return;
+	p->ops->peer(p, &pp);
+	ctl_printf(b, ",\"negotiated\":{\"connected\":%s",
+		   pp.connected ? "true" : "false");
+	ctl_json_bits(b, "offered", pp.offered, p->ops->feature_names);
+	ctl_json_bits(b, "features", pp.features, p->ops->feature_names);
+	ctl_json_bits(b, "protocol_features", pp.protocol,
+		      p->ops->protocol_names);
+	ctl_printf(b, ",\"queue_pairs\":%u,\"queue_pairs_enabled\":%u,"
+		   "\"queue_pairs_started\":%u,\"ring\":", pp.pairs,
+		   pp.pairs_enabled, pp.pairs_started);
+	if (pp.ring)
+		ctl_json_str(b, pp.ring);
+	else
+		ctl_printf(b, "null");
+	ctl_printf(b, "}");
+}
+
+/**
  * ctl_cmd_ports() - "ports" / "stats": every port, its state and the
  *		     counters of its tables (ctl_port_table())
  * @b:		reply
@@ -309,6 +368,7 @@ static int ctl_cmd_ports(struct ctl_buf *b, const char *arg)
 			   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
 		for (k = 0; (t = ctl_port_table(p, k)); k++)
 			ctl_json_table(b, p, t);
+		ctl_json_peer(b, p);
 		ctl_json_queues(b, p);
 		ctl_printf(b, "}");
 		first = false;
@@ -496,6 +556,52 @@ static void ctl_prom_queues(struct ctl_buf *b)
 }
 
 /**
+ * ctl_prom_peer() - append the queue pair gauges of the ports that
+ *		     negotiate with a peer
+ * @b:		reply
+ *
+ * vhostd_port_queue_pairs{,_enabled,_started}{port,type}: one family at
+ * a time, a sample per port whose type has a @peer hook (struct
+ * port_peer says what each counts).
+ */
+static void ctl_prom_peer(struct ctl_buf *b)
+{
+	static const struct {
+		const char *name;
+		const char *help;
+		size_t off;
+	} fam[] = {
+		{ "queue_pairs", "Queue pairs the port offers its peer.",
+		  offsetof(struct port_peer, pairs) },
+		{ "queue_pairs_enabled", "Queue pairs the peer has enabled.",
+		  offsetof(struct port_peer, pairs_enabled) },
+		{ "queue_pairs_started", "Queue pairs the datapath serves.",
+		  offsetof(struct port_peer, pairs_started) },
+	};
+	unsigned int f, i, n = switch_port_count();
+
+	for (f = 0; f < ARRAY_SIZE(fam); f++) {
+		ctl_printf(b, "# HELP vhostd_port_%s %s\n"
+			   "# TYPE vhostd_port_%s gauge\n",
+			   fam[f].name, fam[f].help, fam[f].name);
+		for (i = 0; i < n; i++) {
+			const struct port *p = switch_port(i);
+			struct port_peer pp;
+			unsigned int v;
+
+			if (!p || !p->ops->peer)
+				continue;
+			p->ops->peer(p, &pp);
+			memcpy(&v, (const uint8_t *)&pp + fam[f].off,
+			       sizeof(v));
+			ctl_printf(b, "vhostd_port_%s", fam[f].name);
+			ctl_prom_port_labels(b, p);
+			ctl_printf(b, "} %u\n", v);
+		}
+	}
+}
+
+/**
  * ctl_cmd_metrics() - "metrics": Prometheus text exposition format
  * @b:		reply
  * @arg:		unused
@@ -543,6 +649,7 @@ static int ctl_cmd_metrics(struct ctl_buf *b, const char *arg)
 	}
 
 	ctl_prom_queues(b);
+	ctl_prom_peer(b);
 
 	ctl_printf(b, "# HELP vhostd_port_macs MACs the port has learned "
 		   "(against its max-macs).\n"

@@ -66,6 +66,30 @@ struct port_queue_stats {
 };
 
 /**
+ * struct port_peer - what a port and its peer agreed on, as ctl shows it
+ * @connected:	a peer is attached; without one the rest is what the port
+ *		offers alone (@pairs, @offered) and zeros
+ * @offered:	feature bits the port offers its peer
+ * @features:	feature bits the peer acked (a subset of @offered and of
+ *		whatever the protocol adds, e.g. vhost-user's bit 30)
+ * @protocol:	protocol feature bits the peer acked, 0 where none
+ * @pairs:	queue pairs the port offers
+ * @pairs_enabled: pairs the peer enabled, both queues of each
+ * @pairs_started: pairs the datapath serves now, both queues of each
+ * @ring:	ring layout agreed ("split", "packed"), NULL while none is
+ */
+struct port_peer {
+	bool connected;
+	uint64_t offered;
+	uint64_t features;
+	uint64_t protocol;
+	unsigned int pairs;
+	unsigned int pairs_enabled;
+	unsigned int pairs_started;
+	const char *ring;
+};
+
+/**
  * struct port_ops - a port type
  * @type:	name used in --port specs ("vhost-user", "tap")
  * @priv_size:	bytes of per-port private state (port->priv)
@@ -116,6 +140,12 @@ struct port_queue_stats {
  * @queue_stats: control thread (ctl): fill up to @max entries of @qs,
  *		one per queue pair, and return how many (may be NULL: no
  *		per-queue counters).  Racy reads of the workers' counts.
+ * @peer:	control thread (ctl): fill @pp with what the port and its
+ *		peer negotiated (may be NULL: nothing is negotiated).
+ *		Reads control-thread state only: exact, not racy
+ * @feature_names: the names of @peer's @offered and @features bits,
+ *		[bit] = name, NULL where unnamed; 64 entries, or NULL
+ * @protocol_names: the same for @peer's @protocol bits
  * @counters:	the type's counters beyond stats_common: NULL-terminated
  *		list of tables (stats.h), or NULL.  ctl shows a port these
  *		and the common ones, nothing else
@@ -138,6 +168,9 @@ struct port_ops {
 	unsigned int (*queue_stats)(const struct port *p,
 				    struct port_queue_stats *qs,
 				    unsigned int max);
+	void (*peer)(const struct port *p, struct port_peer *pp);
+	const char *const *feature_names;
+	const char *const *protocol_names;
 	const struct stats_table *const *counters;
 };
 

@@ -506,6 +506,36 @@ static unsigned int port_vhost_queue_stats(const struct port *p,
 	return n;
 }
 
+/**
+ * port_vhost_peer() - what the front end negotiated, for ctl
+ * @p:		port
+ * @pp:		out
+ *
+ * Context: control thread, which alone writes what is read here (the
+ * vhost-user protocol runs on it): no lock, no race
+ */
+static void port_vhost_peer(const struct port *p, struct port_peer *pp)
+{
+	const struct port_vhost *pv = p->priv;
+	const struct vu_dev *dev = &pv->dev;
+
+	*pp = (struct port_peer){
+		.connected = dev->fd >= 0,
+		/* What GET_FEATURES says. */
+		.offered = dev->features_offered |
+			   (1ULL << VHOST_USER_F_PROTOCOL_FEATURES),
+		.features = dev->features,
+		.protocol = dev->protocol_features,
+		.pairs = pv->pairs,
+		.pairs_enabled = vu_dev_pairs_enabled(dev),
+		.pairs_started = vu_dev_pairs_started(dev),
+	};
+	/* SET_FEATURES fixes the layout; before it there is none. */
+	if (dev->features)
+		pp->ring = dev->features & PV_FEAT(VIRTIO_F_RING_PACKED) ?
+			   "packed" : "split";
+}
+
 const struct port_ops port_vhost_ops = {
 	.type = "vhost-user",
 	.priv_size = sizeof(struct port_vhost),
@@ -520,5 +550,8 @@ const struct port_ops port_vhost_ops = {
 	.stage = port_vhost_stage,
 	.timer = port_vhost_timer,
 	.queue_stats = port_vhost_queue_stats,
+	.peer = port_vhost_peer,
+	.feature_names = vu_feature_names,
+	.protocol_names = vu_protocol_feature_names,
 	.counters = port_vhost_counters,
 };

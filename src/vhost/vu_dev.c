@@ -33,9 +33,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+#include <linux/virtio_ring.h>
 
 #include "../efd.h"
 #include "../log.h"
+#include "../net/gso.h"
 #include "../util.h"
 #include "guest_fault.h"
 #include "vhost_user.h"
@@ -639,3 +643,121 @@ int vu_dev_handle(struct vu_dev *dev)
 		vu_dev_proto_err(dev, &msg, src, "cannot send reply");
 	return src;
 }
+
+/**
+ * vu_queue_enabled() - whether the front end has enabled queue @qi
+ * @dev:	device
+ * @qi:		queue index
+ *
+ * Return: true if connected and enabled as vu_queue_runnable() counts it
+ */
+static bool vu_queue_enabled(const struct vu_dev *dev, unsigned int qi)
+{
+	return dev->fd >= 0 && (dev->q[qi].enabled ||
+				!(dev->features & VU_F_PROTOCOL_FEATURES));
+}
+
+/**
+ * vu_dev_pairs_enabled() - queue pairs whose two rings are enabled
+ * @dev:	device
+ *
+ * Return: pairs among the device's @pairs
+ * Context: control thread (the state it reads is the control thread's)
+ */
+unsigned int vu_dev_pairs_enabled(const struct vu_dev *dev)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < dev->pairs; i++)
+		n += vu_queue_enabled(dev, 2 * i) &&
+		     vu_queue_enabled(dev, 2 * i + 1);
+	return n;
+}
+
+/**
+ * vu_dev_pairs_started() - queue pairs whose two rings are started
+ * @dev:	device
+ *
+ * Return: pairs among the device's @pairs
+ * Context: control thread: @started is written only there (under the
+ * queue lock, for the datapath's sake), so reading it needs no lock
+ */
+unsigned int vu_dev_pairs_started(const struct vu_dev *dev)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < dev->pairs; i++)
+		n += dev->q[2 * i].started && dev->q[2 * i + 1].started;
+	return n;
+}
+
+/* virtio 1.2, 5.1.3 and 6: the feature bits a virtio-net device may
+ * offer, and VHOST_USER_F_PROTOCOL_FEATURES on bit 30.
+ */
+const char *const vu_feature_names[64] = {
+	[VIRTIO_NET_F_CSUM]			= "CSUM",
+	[VIRTIO_NET_F_GUEST_CSUM]		= "GUEST_CSUM",
+	[VIRTIO_NET_F_CTRL_GUEST_OFFLOADS]	= "CTRL_GUEST_OFFLOADS",
+	[VIRTIO_NET_F_MTU]			= "MTU",
+	[VIRTIO_NET_F_MAC]			= "MAC",
+	[VIRTIO_NET_F_GUEST_TSO4]		= "GUEST_TSO4",
+	[VIRTIO_NET_F_GUEST_TSO6]		= "GUEST_TSO6",
+	[VIRTIO_NET_F_GUEST_ECN]		= "GUEST_ECN",
+	[VIRTIO_NET_F_GUEST_UFO]		= "GUEST_UFO",
+	[VIRTIO_NET_F_HOST_TSO4]		= "HOST_TSO4",
+	[VIRTIO_NET_F_HOST_TSO6]		= "HOST_TSO6",
+	[VIRTIO_NET_F_HOST_ECN]			= "HOST_ECN",
+	[VIRTIO_NET_F_HOST_UFO]			= "HOST_UFO",
+	[VIRTIO_NET_F_MRG_RXBUF]		= "MRG_RXBUF",
+	[VIRTIO_NET_F_STATUS]			= "STATUS",
+	[VIRTIO_NET_F_CTRL_VQ]			= "CTRL_VQ",
+	[VIRTIO_NET_F_CTRL_RX]			= "CTRL_RX",
+	[VIRTIO_NET_F_CTRL_VLAN]		= "CTRL_VLAN",
+	[VIRTIO_NET_F_CTRL_RX_EXTRA]		= "CTRL_RX_EXTRA",
+	[VIRTIO_NET_F_GUEST_ANNOUNCE]		= "GUEST_ANNOUNCE",
+	[VIRTIO_NET_F_MQ]			= "MQ",
+	[VIRTIO_NET_F_CTRL_MAC_ADDR]		= "CTRL_MAC_ADDR",
+	[VIRTIO_F_NOTIFY_ON_EMPTY]		= "NOTIFY_ON_EMPTY",
+	[VIRTIO_F_ANY_LAYOUT]			= "ANY_LAYOUT",
+	[VIRTIO_RING_F_INDIRECT_DESC]		= "INDIRECT_DESC",
+	[VIRTIO_RING_F_EVENT_IDX]		= "EVENT_IDX",
+	[VHOST_USER_F_PROTOCOL_FEATURES]	= "PROTOCOL_FEATURES",
+	[VIRTIO_F_VERSION_1]			= "VERSION_1",
+	[VIRTIO_F_ACCESS_PLATFORM]		= "ACCESS_PLATFORM",
+	[VIRTIO_F_RING_PACKED]			= "RING_PACKED",
+	[VIRTIO_F_IN_ORDER]			= "IN_ORDER",
+	[VIRTIO_F_ORDER_PLATFORM]		= "ORDER_PLATFORM",
+	[VIRTIO_F_SR_IOV]			= "SR_IOV",
+	[38]	/* not in Debian 12 headers */	= "NOTIFICATION_DATA",
+	[VIRTIO_F_RING_RESET]			= "RING_RESET",
+	[VIRTIO_NET_F_GUEST_USO4]		= "GUEST_USO4",
+	[VIRTIO_NET_F_GUEST_USO6]		= "GUEST_USO6",
+	[VIRTIO_NET_F_HOST_USO]			= "HOST_USO",
+	[VIRTIO_NET_F_HASH_REPORT]		= "HASH_REPORT",
+	[VIRTIO_NET_F_RSS]			= "RSS",
+	[VIRTIO_NET_F_RSC_EXT]			= "RSC_EXT",
+	[VIRTIO_NET_F_STANDBY]			= "STANDBY",
+	[VIRTIO_NET_F_SPEED_DUPLEX]		= "SPEED_DUPLEX",
+};
+
+/* The vhost-user specification's protocol feature bits. */
+const char *const vu_protocol_feature_names[64] = {
+	[VHOST_USER_PROTOCOL_F_MQ]			= "MQ",
+	[1]						= "LOG_SHMFD",
+	[2]						= "RARP",
+	[VHOST_USER_PROTOCOL_F_REPLY_ACK]		= "REPLY_ACK",
+	[VHOST_USER_PROTOCOL_F_NET_MTU]			= "NET_MTU",
+	[5]						= "BACKEND_REQ",
+	[6]						= "CROSS_ENDIAN",
+	[7]						= "CRYPTO_SESSION",
+	[8]						= "PAGEFAULT",
+	[9]						= "CONFIG",
+	[10]						= "BACKEND_SEND_FD",
+	[11]						= "HOST_NOTIFIER",
+	[12]						= "INFLIGHT_SHMFD",
+	[13]						= "RESET_DEVICE",
+	[14]						= "INBAND_NOTIFICATIONS",
+	[VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS]	= "CONFIGURE_MEM_SLOTS",
+	[16]						= "STATUS",
+	[17]						= "XEN_MMAP",
+};

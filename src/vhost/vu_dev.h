@@ -194,6 +194,11 @@ struct vu_dev {
  *			memory (a shrunk file) breaks that device only.
  * vu_dev_hdr_len()	virtio-net header length implied by @features
  *			(12 with VERSION_1 or MRG_RXBUF, else 10).
+ * vu_dev_pairs_enabled() control: queue pairs whose two rings the front
+ *			end has enabled (both counted as vu_dev.c starts
+ *			rings: always, without PROTOCOL_FEATURES).
+ * vu_dev_pairs_started() control: queue pairs whose two rings are started
+ *			(in the datapath's hands) now.
  */
 void vu_dev_init(struct vu_dev *dev, const char *name,
 		 uint64_t features_offered, const struct vu_dev_ops *ops,
@@ -209,6 +214,15 @@ int vu_queue_call_give(struct vu_dev *dev, struct vu_queue *q, int fd)
 	EXCLUDES(q->lock);
 void vu_queue_call_quiesce(struct vu_queue *q) EXCLUDES(q->lock);
 int vu_dev_fault_init(void);
+unsigned int vu_dev_pairs_enabled(const struct vu_dev *dev);
+unsigned int vu_dev_pairs_started(const struct vu_dev *dev);
+
+/* Names of the virtio feature bits ([bit] = "MRG_RXBUF") and of the
+ * vhost-user protocol feature bits, as the specifications spell them
+ * without their prefixes; NULL where a bit has no name here.
+ */
+extern const char *const vu_feature_names[64];
+extern const char *const vu_protocol_feature_names[64];
 
 /**
  * vu_dev_hdr_len() - virtio-net header size the guest uses

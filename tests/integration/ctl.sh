@@ -16,6 +16,7 @@
 #                  ports (and none once C left)
 #   ctl-metrics    "metrics" passes a strict text-exposition check and every
 #                  per-port sample equals the "stats" JSON of that port
+#                  (the queue pair gauges its "negotiated" object)
 #   ctl-help       "help" lists exactly the commands vhostctl knows; each
 #                  that takes no argument answers (port add/del: portctl.sh)
 #   ctl-malformed  unknown/empty/binary/NUL/unterminated/overlong lines:
@@ -322,6 +323,10 @@ expected_samples() {
 		elif .key == "learn_refused" then .value | to_entries[] |
 			"vhostd_port_learn_refused_total\(lab($p; .key)) \(.value)"
 		elif .key == "macs" then "vhostd_port_macs\(lab($p; null)) \(.value)"
+		elif .key == "negotiated" then .value as $g |
+			("queue_pairs", "queue_pairs_enabled",
+			 "queue_pairs_started") as $k |
+			"vhostd_port_\($k)\(lab($p; null)) \($g[$k])"
 		elif .key == "queues" then .value | to_entries[] | .key as $q |
 			.value | to_entries[] |
 			"vhostd_queue_\(.key)_total{port=\"\($p.name)\",queue=\"\($q)\",type=\"\($p.type)\"} \(.value)"

@@ -11,10 +11,15 @@
 #                 on both TX queues of both ports; every RX queue of both
 #                 ports receives frames (xstats rx_qN_good_packets), every
 #                 pair has frames both ways in vhostd's "queues" counters,
-#                 and vhostd counts no violation
-#   mq-packed     the same on packed rings (virtio-user packed_vq=1)
+#                 and vhostd counts no violation.  While testpmd runs,
+#                 "ports" shows what each port negotiated: split rings
+#                 (no RING_PACKED), MQ, virtio-user's default IN_ORDER,
+#                 2 pairs offered, enabled and started
+#   mq-packed     the same on packed rings (virtio-user packed_vq=1):
+#                 RING_PACKED negotiated, ring "packed"
 #   mq-fewer      a driver taking 1 pair of a port that offers 2: traffic
-#                 flows on the one it took
+#                 flows on the one it took, and "ports" shows 1 pair of 2
+#                 started
 #   mq-too-many   a driver that uses 3 pairs of a port that offers 2
 #                 (virtio-user does not check GET_QUEUE_NUM) loses its
 #                 session at the first message for ring 4, with a line
@@ -66,6 +71,42 @@ testpmd_run() {
 		--forward-mode=flowgen >"$out" 2>&1
 }
 
+# mq_negotiated OUT PAIRS: poll "ports" (10 s) until both ports serve PAIRS
+#   queue pairs, leaving the last reply in OUT.  Return: 1 on timeout
+mq_negotiated() {
+	local _
+	for _ in $(seq 100); do
+		"$VHOSTCTL" --ctl "$TMP/ctl" ports >"$1" 2>/dev/null &&
+			jq -e --argjson n "$2" '[.ports[] |
+				.negotiated.queue_pairs_started] == [$n, $n]' \
+				"$1" >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# mq_check_negotiated OUT RING PAIRS: what both ports of OUT negotiated
+#   must be RING rings (split, packed), MQ and IN_ORDER (virtio-user's
+#   default), RING_PACKED exactly with packed rings, 2 pairs offered and
+#   PAIRS enabled.  Prints the problems, nothing if none
+mq_check_negotiated() {
+	jq -r --arg ring "$2" --argjson n "$3" '.ports[] | .name as $p |
+		.negotiated as $g | ($g.features_names | index("RING_PACKED")
+			!= null) as $pk |
+		(if $g.ring != $ring then "\($p): ring \($g.ring)" else
+			empty end),
+		(if $pk != ($ring == "packed") then
+			"\($p): RING_PACKED \(if $pk then "" else "not " end)" +
+			"negotiated" else empty end),
+		(["MQ", "IN_ORDER", "VERSION_1"][] as $f |
+			if ($g.features_names | index($f)) == null then
+				"\($p): no \($f)" else empty end),
+		(if $g.queue_pairs != 2 or $g.queue_pairs_enabled != $n then
+			"\($p): pairs \($g.queue_pairs_enabled) of " +
+			"\($g.queue_pairs) enabled" else empty end)' "$1" |
+		paste -sd ';'
+}
+
 # xstat OUT PORT NAME: the value of xstat NAME of PORT in testpmd's dump
 xstat() {
 	awk -v port="$2" -v name="$3" '
@@ -89,11 +130,21 @@ fi
 if wanted $name; then
 	ERR=
 	out=$TMP/tp-$name.log
+	neg=$TMP/ports-$name.json
 	if ! mq_vhostd 2; then
 		ERR="vhostd did not start"
-	elif ! testpmd_run 2 4 "$out" "$extra"; then
-		ERR="testpmd failed: $(grep -m1 -iE 'error|cause' "$out")"
 	else
+		testpmd_run 2 4 "$out" "$extra" &
+		tp=$!
+		if mq_negotiated "$neg" 2; then
+			bad=$(mq_check_negotiated "$neg" $ring 2)
+			[ -z "$bad" ] || ERR="negotiated: $bad"
+		else
+			ERR="2 pairs not started on both ports within 10 s"
+		fi
+		wait $tp || ERR="${ERR:+$ERR; }testpmd failed: $(grep -m1 -iE 'error|cause' "$out")"
+	fi
+	if [ -z "$ERR" ]; then
 		got=
 		for port in 0 1; do
 			for q in 0 1; do
@@ -114,18 +165,29 @@ if wanted $name; then
 	fi
 	stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
 	result $name "$([ -z "$ERR" ] && echo 0 || echo 1)" \
-		"${ERR:-$ring rings, 2 pairs each way, every RX queue fed:$got}"
+		"${ERR:-$ring rings, 2 pairs each way, every RX queue fed:$got; negotiated $(jq -r '.ports[0].negotiated | .features + " (" + (.features_names | join(",")) + ")"' "$neg")}"
 fi
 done
 
 if wanted mq-fewer; then
 	ERR=
 	out=$TMP/tp-fewer.log
+	neg=$TMP/ports-fewer.json
 	if ! mq_vhostd 2; then
 		ERR="vhostd did not start"
-	elif ! testpmd_run 1 3 "$out"; then
-		ERR="testpmd failed: $(grep -m1 -iE 'error|cause' "$out")"
 	else
+		testpmd_run 1 3 "$out" &
+		tp=$!
+		if mq_negotiated "$neg" 1; then
+			bad=$(jq -r '.ports[] | select(.negotiated.queue_pairs != 2 or
+				.negotiated.queue_pairs_enabled != 1) | .name' "$neg")
+			[ -z "$bad" ] || ERR="not 1 pair of 2 enabled on: $bad"
+		else
+			ERR="1 pair not started on both ports within 10 s"
+		fi
+		wait $tp || ERR="${ERR:+$ERR; }testpmd failed: $(grep -m1 -iE 'error|cause' "$out")"
+	fi
+	if [ -z "$ERR" ]; then
 		n0=$(xstat "$out" 0 rx_q0_good_packets)
 		n1=$(xstat "$out" 1 rx_q0_good_packets)
 		[ "${n0:-0}" -gt 0 ] && [ "${n1:-0}" -gt 0 ] ||
