@@ -10,6 +10,14 @@
  * address so a lookup is a binary search over at most
  * GUEST_MEM_MAX_REGIONS entries.
  *
+ * QEMU before 8.0 runs one vhost device per queue pair over the same
+ * connection, and each sends ADD_MEM_REG for every region: a guest with
+ * N pairs adds each region N times, and removes it N times.  Such a
+ * repeat -- the same addresses, the same file, the same offset -- takes
+ * a reference on the region already mapped (guest_mem_ref()), and a
+ * remove unmaps only when the last is dropped.  Anything else that
+ * overlaps a region is still refused.
+ *
  * The file stays the front end's: it may shrink it after we mapped it,
  * and touching a page past the new end raises SIGBUS.  Only files on
  * tmpfs (memfd, /dev/shm) and hugetlbfs are accepted, where every mapping
@@ -242,6 +250,11 @@ int guest_mem_add(struct guest_mem *m, int fd, uint64_t gpa, uint64_t size,
 	}
 
 	seals = fcntl(fd, F_GET_SEALS);
+	memset(&reg, 0, sizeof(reg));
+	reg.file_dev = st.st_dev;
+	reg.file_ino = st.st_ino;
+	reg.offset = mmap_offset;
+	reg.refs = 1;
 	reg.gpa = gpa;
 	reg.size = size;
 	reg.uva = uva;
@@ -271,6 +284,7 @@ int guest_mem_add_mapped(struct guest_mem *m, void *hva, uint64_t gpa,
 	struct guest_mem_region reg = {
 		.gpa = gpa, .size = size, .uva = uva, .hva = hva,
 		.sealed = true,		/* not a file of the front end's */
+		.refs = 1,
 	};
 
 	if (!hva || size > SIZE_MAX)
@@ -279,13 +293,58 @@ int guest_mem_add_mapped(struct guest_mem *m, void *hva, uint64_t gpa,
 }
 
 /**
- * guest_mem_remove() - unmap and drop the region matching all three values
+ * guest_mem_ref() - a region added again: take a reference on it
+ * @m:			table
+ * @fd:			file backing the region (not consumed)
+ * @gpa:		guest physical address of the region
+ * @size:		region length
+ * @uva:		front end virtual address of the region
+ * @mmap_offset:	offset of the region's first byte in @fd
+ *
+ * Matches only a region we mapped from a file with exactly these
+ * addresses, the same file (device and inode of @fd) and the same
+ * offset: the same bytes at the same places, nothing to map again.
+ *
+ * Return: 0 (a reference taken), -ENOENT if no region is the same (then
+ *	   guest_mem_add() decides), -ENOSPC if it holds GUEST_MEM_MAX_REFS,
+ *	   or fstat's -errno
+ */
+int guest_mem_ref(struct guest_mem *m, int fd, uint64_t gpa, uint64_t size,
+		  uint64_t uva, uint64_t mmap_offset)
+{
+	struct stat st;
+	unsigned int i;
+
+	for (i = 0; i < m->nregions; i++) {
+		struct guest_mem_region *r = &m->r[i];
+
+		if (r->gpa != gpa || r->size != size || r->uva != uva ||
+		    r->offset != mmap_offset || !r->mmap_addr)
+			continue;
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		if (r->file_dev != (uint64_t)st.st_dev ||
+		    r->file_ino != (uint64_t)st.st_ino)
+			return -ENOENT;
+		if (r->refs >= GUEST_MEM_MAX_REFS)
+			return -ENOSPC;
+		r->refs++;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/**
+ * guest_mem_remove() - drop a reference on the region matching all three
+ *			values; unmap and drop it with its last
  * @m:		table
  * @gpa:	guest physical address of the region
  * @size:	its length
  * @uva:	its front end address
  *
- * Return: 0, or -ENOENT if no region matches exactly
+ * Return: 0 (unmapped and gone), 1 (a reference dropped, still mapped:
+ *	   nothing changed for the rings), or -ENOENT if no region matches
+ *	   exactly
  */
 int guest_mem_remove(struct guest_mem *m, uint64_t gpa, uint64_t size,
 		     uint64_t uva)
@@ -297,6 +356,10 @@ int guest_mem_remove(struct guest_mem *m, uint64_t gpa, uint64_t size,
 
 		if (r->gpa != gpa || r->size != size || r->uva != uva)
 			continue;
+		if (r->refs > 1) {
+			r->refs--;
+			return 1;
+		}
 		guest_mem_unmap(r);
 		memmove(r, r + 1, (m->nregions - i - 1) * sizeof(*r));
 		m->nregions--;

@@ -15,6 +15,10 @@
 #include <sys/uio.h>
 
 #define GUEST_MEM_MAX_REGIONS	32	/* reported as GET_MAX_MEM_SLOTS */
+/* References one region may take (guest_mem_ref()): QEMU before 8.0
+ * adds each region once per queue pair, so at least VU_MAX_QUEUE_PAIRS.
+ */
+#define GUEST_MEM_MAX_REFS	64
 
 /**
  * struct guest_mem_region - one mapped region of guest memory
@@ -26,6 +30,10 @@
  * @mmap_len:	length passed to mmap()
  * @sealed:	the file is sealed against shrinking (F_SEAL_SHRINK): no
  *		page of it can vanish, no SIGBUS to contain
+ * @file_dev:	the file's st_dev, st_ino and our @mmap_offset: what makes
+ * @file_ino:	a second ADD_MEM_REG the same region (guest_mem_ref());
+ * @offset:	0 for memory not mapped from a file
+ * @refs:	adds not yet matched by a remove, 1..GUEST_MEM_MAX_REFS
  */
 struct guest_mem_region {
 	uint64_t gpa;
@@ -35,6 +43,10 @@ struct guest_mem_region {
 	void *mmap_addr;
 	size_t mmap_len;
 	bool sealed;
+	uint64_t file_dev;
+	uint64_t file_ino;
+	uint64_t offset;
+	unsigned int refs;
 };
 
 /**
@@ -63,6 +75,8 @@ int guest_mem_add(struct guest_mem *m, int fd, uint64_t gpa, uint64_t size,
 		  uint64_t uva, uint64_t mmap_offset);
 int guest_mem_add_mapped(struct guest_mem *m, void *hva, uint64_t gpa,
 			 uint64_t size, uint64_t uva);
+int guest_mem_ref(struct guest_mem *m, int fd, uint64_t gpa, uint64_t size,
+		  uint64_t uva, uint64_t mmap_offset);
 int guest_mem_remove(struct guest_mem *m, uint64_t gpa, uint64_t size,
 		     uint64_t uva);
 void guest_mem_clear(struct guest_mem *m);

@@ -222,12 +222,14 @@ static int vu_msg_reset_owner(struct vu_dev *dev, struct vhost_user_msg *msg,
  * vu_msg_mem_refused() - say why a region was not mapped
  * @dev:	device (the connection is dropped after this)
  * @r:		the region
- * @rc:		guest_mem_add()'s error
+ * @rc:		guest_mem_add()'s or guest_mem_ref()'s error
  */
 static void vu_msg_mem_refused(const struct vu_dev *dev,
 			       const struct vhost_user_region *r, int rc)
 {
 	const char *why = rc == -ENOMEM ? "over the port's max-mem" :
+			  rc == -ENOSPC ? "table full, or the region added "
+					  "too often" :
 			  rc == -EINVAL ? "bad range, or not a file on tmpfs "
 					  "or hugetlbfs at least that long" :
 			  strerror(-rc);
@@ -290,13 +292,27 @@ static int vu_msg_add_mem_reg(struct vu_dev *dev, struct vhost_user_msg *msg,
 			      uint32_t *rsize)
 {
 	const struct vhost_user_region *r = &msg->mem_reg.region;
-	struct guest_mem nm = dev->mem;
+	struct guest_mem nm;
 	unsigned int lost;
 	int rc;
+
+	/* The same region again (QEMU before 8.0 adds each once per queue
+	 * pair, guest_mem.c): a reference, no mapping, no ring moves.
+	 */
+	vu_dev_lock_all(dev);
+	rc = guest_mem_ref(&dev->mem, msg->fds[0], r->gpa, r->size, r->uva,
+			   r->mmap_offset);
+	vu_dev_unlock_all(dev);
+	if (rc != -ENOENT) {
+		if (rc < 0)
+			vu_msg_mem_refused(dev, r, rc);
+		return rc;
+	}
 
 	/* mmap() on a copy, outside the locks; the copy shares the old
 	 * mappings, so it simply becomes the table.
 	 */
+	nm = dev->mem;
 	rc = guest_mem_add(&nm, msg->fds[0], r->gpa, r->size, r->uva,
 			   r->mmap_offset);
 	if (rc < 0) {
@@ -312,7 +328,8 @@ static int vu_msg_add_mem_reg(struct vu_dev *dev, struct vhost_user_msg *msg,
 }
 
 /**
- * vu_msg_rem_mem_reg() - REM_MEM_REG: unmap the region matching gpa, size, uva
+ * vu_msg_rem_mem_reg() - REM_MEM_REG: unmap the region matching gpa, size,
+ *			  uva, once every ADD_MEM_REG of it is matched
  * @dev:	device
  * @msg:	checked message
  * @rsize:	out: reply payload size
@@ -333,7 +350,7 @@ static int vu_msg_rem_mem_reg(struct vu_dev *dev, struct vhost_user_msg *msg,
 	vu_dev_unlock_all(dev);
 	if (!rc)
 		vu_dev_mem_finish(dev, lost);
-	return rc;
+	return rc < 0 ? rc : 0;		/* 1: a reference dropped */
 }
 
 /**

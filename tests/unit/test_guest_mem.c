@@ -180,6 +180,69 @@ static void test_memfd(void **state)
 }
 
 /**
+ * test_ref() - the same region added again takes a reference (QEMU < 8.0
+ *		adds it once per queue pair); only the last remove unmaps
+ * @state:	cmocka state (unused)
+ */
+static void test_ref(void **state)
+{
+	struct guest_mem m;
+	int fd, fd2, other;
+	unsigned int i;
+	uint8_t *q;
+
+	fd = memfd_create("test_guest_mem", MFD_CLOEXEC);
+	other = memfd_create("test_guest_mem_other", MFD_CLOEXEC);
+	assert_true(fd >= 0 && other >= 0);
+	assert_int_equal(ftruncate(fd, 0x10000), 0);
+	assert_int_equal(ftruncate(other, 0x10000), 0);
+	fd2 = dup(fd);		/* what the next SCM_RIGHTS gives: same file */
+	assert_true(fd2 >= 0);
+
+	guest_mem_init(&m);
+	assert_int_equal(guest_mem_ref(&m, fd, 0x100000, 0x10000, 0x7000000,
+				       0), -ENOENT);	/* nothing yet */
+	assert_int_equal(guest_mem_add(&m, fd, 0x100000, 0x10000, 0x7000000,
+				       0), 0);
+	q = guest_mem_gpa(&m, 0x100000, 1);
+	assert_non_null(q);
+	assert_int_equal(guest_mem_ref(&m, fd2, 0x100000, 0x10000, 0x7000000,
+				       0), 0);
+	/* Not the same: another file, another offset, other addresses. */
+	assert_int_equal(guest_mem_ref(&m, other, 0x100000, 0x10000,
+				       0x7000000, 0), -ENOENT);
+	assert_int_equal(guest_mem_ref(&m, fd, 0x100000, 0x8000, 0x7000000,
+				       0x1000), -ENOENT);
+	assert_int_equal(guest_mem_ref(&m, fd, 0x100000, 0x10000, 0x7001000,
+				       0), -ENOENT);
+	/* ... and those overlap, so guest_mem_add() refuses them. */
+	assert_int_equal(guest_mem_add(&m, other, 0x100000, 0x10000,
+				       0x7000000, 0), -EINVAL);
+	assert_int_equal(m.nregions, 1);
+
+	/* Two adds, two removes: the first leaves it mapped where it was. */
+	assert_int_equal(guest_mem_remove(&m, 0x100000, 0x10000, 0x7000000), 1);
+	assert_ptr_equal(guest_mem_gpa(&m, 0x100000, 1), q);
+	assert_int_equal(guest_mem_remove(&m, 0x100000, 0x10000, 0x7000000), 0);
+	assert_int_equal(m.nregions, 0);
+	assert_int_equal(guest_mem_remove(&m, 0x100000, 0x10000, 0x7000000),
+			 -ENOENT);
+
+	/* A front end repeating one add forever is stopped. */
+	assert_int_equal(guest_mem_add(&m, fd, 0x100000, 0x10000, 0x7000000,
+				       0), 0);
+	for (i = 1; i < GUEST_MEM_MAX_REFS; i++)
+		assert_int_equal(guest_mem_ref(&m, fd, 0x100000, 0x10000,
+					       0x7000000, 0), 0);
+	assert_int_equal(guest_mem_ref(&m, fd, 0x100000, 0x10000, 0x7000000,
+				       0), -ENOSPC);
+	guest_mem_clear(&m);
+	close(fd2);
+	close(other);
+	close(fd);
+}
+
+/**
  * test_offset_limit_fs() - mapped from the region's offset; max-mem; only
  *			    tmpfs/hugetlbfs files; seals noted
  * @state:	cmocka state (unused)
@@ -419,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_translate_clamp),
 		cmocka_unit_test(test_iov_split),
 		cmocka_unit_test(test_memfd),
+		cmocka_unit_test(test_ref),
 		cmocka_unit_test(test_offset_limit_fs),
 		cmocka_unit_test(test_shrunk_file),
 		cmocka_unit_test(test_differential),
