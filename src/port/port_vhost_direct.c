@@ -75,9 +75,10 @@ static const struct direct_feat direct_feats[] = {
  * @p:		a port
  * @src_feat:	offloads the TAP may hand over
  *
- * Only a running vhost-user guest with MRG_RXBUF (a frame may then span
- * as many buffers as it needs, so a read never has to fit one chain) that
- * takes the TAP's checksum and TCP offloads whole.  A guest that needs
+ * Only a running vhost-user guest using one queue pair, with MRG_RXBUF
+ * (a frame may then span as many buffers as it needs, so a read never
+ * has to fit one chain), that takes the TAP's checksum and TCP offloads
+ * whole.  A guest that needs
  * software segmentation would pay an extra copy out of its buffers for
  * every TSO frame; its frames are better read into the TAP's bounce
  * buffer as before.  A hint only: the datapath re-checks every frame.
@@ -95,6 +96,13 @@ bool port_vhost_direct_ok(struct port *p, uint64_t src_feat)
 	    !__atomic_load_n(&p->up, __ATOMIC_ACQUIRE))
 		return false;
 	pv = p->priv;
+	/* Direct reads fill pair 0's RX ring (PORT_VHOST_RXQ), chosen before
+	 * the frame is read.  A guest running several pairs wants each
+	 * flow's frames on the pair that sent it (port_vhost_pick()), which
+	 * only the switch's path can choose, having read the frame.
+	 */
+	if (vu_dev_pairs_enabled(&pv->dev) > 1)
+		return false;
 	feat = pv->dev.features;
 	if (!(feat & PV_FEAT(VIRTIO_NET_F_MRG_RXBUF)))
 		return false;
