@@ -12,7 +12,7 @@
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
 # own; the suites that have tests of their own (integration, ctl,
 # portctl, lifecycle, privilege, l2, hostile, mq, datapath, soak,
-# mutants, fuzz, tsan) append one "PASS|FAIL|SKIP name
+# mutants, fuzz, tsan, guest-e2e) append one "PASS|FAIL|SKIP name
 # detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
 # "[  SKIPPED ]" lines in a step's log count as skips.  A step that exits

@@ -27,7 +27,10 @@
 # vhostd's client port vm3, and after the suite vhostd killed with SIGKILL
 # and started again: all three guests must talk again without a reboot),
 # VDRV_TOOL (default build/tests/vdrv_tool, used when present), VG_DURATION,
-# VG_REPS, VG_RESULTS, E2E_ROGUE, KEEP=1 keeps the work directory.
+# VG_REPS, VG_RESULTS, E2E_ROGUE, E2E_MQ (default 1: at the end, mq.sh's
+# guest with 4 queue pairs), KEEP=1 keeps the work directory.
+# With $TEST_RESULTS set (tests/run.sh), one line for the whole table and
+# mq.sh's own.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -37,6 +40,7 @@ VHOSTD=${VHOSTD:-$ROOT/build/vhostd}
 VDRV_TOOL=${VDRV_TOOL:-$(dirname "$VHOSTD")/tests/vdrv_tool}
 E2E_ROGUE=${E2E_ROGUE:-1}
 E2E_RESTART=${E2E_RESTART:-1}
+E2E_MQ=${E2E_MQ:-1}
 read -r -a VHOSTD_EXTRA <<<"${VHOSTD_ARGS:-}"
 # Appended to every --port spec, e.g. ",offload=off" (compare.sh).
 PORT_OPTS=${E2E_PORT_OPTS:-}
@@ -358,12 +362,29 @@ if vhostd_alive; then
 		rc=1
 	fi
 fi
+# ---- a guest with 4 queue pairs: tests/guest/mq.sh, its own vhostd ----
+# After the others are gone: its 4 vCPUs want both cores.  It appends
+# its own result line to $TEST_RESULTS.
+if [ "$E2E_MQ" = 1 ]; then
+	vg_stop_all
+	r=0; out=$(VHOSTD="$VHOSTD" VHOSTCTL="$VHOSTCTL" timeout 300 "$HERE/mq.sh" 2>&1) || r=$?
+	line=$(grep -E '^(PASS|FAIL) guest-mq4 ' <<<"$out" | tail -n 1) || true
+	if [ $r = 0 ] && [ "${line%% *}" = PASS ]; then
+		vg_row "guest with 4 queue pairs" ok - - "${line#PASS guest-mq4 }"
+	else
+		vg_row "guest with 4 queue pairs" FAIL - - "rc=$r: ${line:-$(tail -n 3 <<<"$out" | tr '\n' ' ')}"
+		rc=1
+	fi
+fi
+
 echo "== e2e: vhostd ($VHOSTD) ($(date -u +%F), TCG)"
 vg_print_table
 [ "$VG_FAILS" = 0 ] || rc=1
 if [ $rc = 0 ]; then
 	echo "PASS e2e"
+	[ -n "${TEST_RESULTS:-}" ] && echo "PASS guest-e2e ${#VG_ROWS[@]} rows" >>"$TEST_RESULTS"
 else
 	echo "FAIL e2e ($VG_FAILS failed)"
+	[ -n "${TEST_RESULTS:-}" ] && echo "FAIL guest-e2e $VG_FAILS of ${#VG_ROWS[@]} rows failed" >>"$TEST_RESULTS"
 fi
 exit $rc

@@ -49,12 +49,14 @@ vg_log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 vg_die() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
 # vg_boot NAME --ip ADDR/LEN --mac MAC (--tap IFNAME | --vhost SOCK |
-#         --vhost-server SOCK) [--netns NS] [--mtu N] [--queues N]
+#         --vhost-server SOCK) [--netns NS] [--mtu N] [--queues N] [--smp N]
 #   --vhost: QEMU connects to SOCK (reconnect=1); --vhost-server: QEMU
-#   listens on SOCK and waits for the back end (vhostd's "client" port)
+#   listens on SOCK and waits for the back end (vhostd's "client" port);
+#   --queues N: N queue pairs (vhost-user only; N > 1 adds mq=on to the
+#   NIC); --smp N: N virtual CPUs (default 1)
 vg_boot() {
 	local name=$1; shift
-	local ip='' mac='' tap='' sock='' ns='' mtu='' q=1 server=
+	local ip='' mac='' tap='' sock='' ns='' mtu='' q=1 server= smp=1 mq=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--ip) ip=$2 ;;
@@ -65,6 +67,7 @@ vg_boot() {
 		--netns) ns=$2 ;;
 		--mtu) mtu=$2 ;;
 		--queues) q=$2 ;;
+		--smp) smp=$2 ;;
 		*) vg_die "vg_boot: unknown option $1" ;;
 		esac
 		shift 2
@@ -82,9 +85,11 @@ vg_boot() {
 		net=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off"
 		     -device "virtio-net-pci,netdev=n0,mac=$mac,vectors=0${VG_NIC_OPTS:+,$VG_NIC_OPTS}")
 	elif [ -n "$sock" ]; then
+		# Still vectors=0 with several pairs: MSI-X is what crashes.
+		[ "$q" -gt 1 ] && mq=,mq=on
 		net=(-chardev "socket,id=c0,path=$sock${server:-,reconnect=1}"
 		     -netdev "vhost-user,id=n0,chardev=c0,queues=$q"
-		     -device "virtio-net-pci,netdev=n0,mac=$mac,vectors=0${VG_NIC_OPTS:+,$VG_NIC_OPTS}")
+		     -device "virtio-net-pci,netdev=n0,mac=$mac$mq,vectors=0${VG_NIC_OPTS:+,$VG_NIC_OPTS}")
 	else
 		vg_die "vg_boot $name: need --tap or --vhost"
 	fi
@@ -99,7 +104,7 @@ vg_boot() {
 	VG_RFD[$name]=$rfd
 	VG_WFD[$name]=$wfd
 	"${pre[@]}" "$VG_QEMU" -name "$name" \
-		-accel "$VG_ACCEL" -cpu "$VG_CPU" -m "$VG_MEM" -smp 1 \
+		-accel "$VG_ACCEL" -cpu "$VG_CPU" -m "$VG_MEM" -smp "$smp" \
 		-object "memory-backend-memfd,id=mem,size=$VG_MEM,share=on" \
 		-machine pc,memory-backend=mem \
 		-display none -nodefaults -no-reboot \

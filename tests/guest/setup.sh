@@ -6,14 +6,14 @@
 # (git-ignored):
 #
 #   apt (Debian 12) ---> qemu-system-x86, busybox-static, iperf3, iperf, sockperf,
-#        |                iputils-ping, iproute2, cpio, kmod, socat
+#        |                iputils-ping, iproute2, cpio, kmod, socat, ethtool
 #        v
 #   linux-image-$KVER.deb --dpkg-deb -x--> cache/kroot/ --depmod--> insmod order
 #        |
 #        v
 #   cache/vmlinuz          the guest kernel
 #   cache/initramfs.gz     busybox + init.sh + virtio-net modules + iperf3/iperf/
-#                          sockperf/ping and the shared libraries they need
+#                          sockperf/ping/ethtool and the shared libraries they need
 #
 # Environment: KVER (default 6.1.0-57-cloud-amd64, the exact package name suffix;
 # never a glob, which would download every version), SKIP_APT=1 to skip apt-get.
@@ -27,8 +27,9 @@ KVER_SET=${KVER:-}
 KVER=${KVER:-6.1.0-57-cloud-amd64}
 KPKG=linux-image-$KVER
 PKGS=(qemu-system-x86 busybox-static iperf3 iperf sockperf iputils-ping iproute2
-      cpio kmod socat gzip coreutils)
-TOOLS=(/usr/bin/iperf3 /usr/bin/iperf /usr/bin/sockperf /usr/bin/ping)
+      cpio kmod socat gzip coreutils ethtool)
+# ethtool: busybox has none; mq.sh sets the guest's channels (-L) with it.
+TOOLS=(/usr/bin/iperf3 /usr/bin/iperf /usr/bin/sockperf /usr/bin/ping /usr/sbin/ethtool)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
