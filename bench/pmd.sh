@@ -115,6 +115,7 @@ start_backend() {
 		mkfifo "$TMP/be.in"
 		dpdk-testpmd -l 0,1 --main-lcore 0 --no-pci --no-huge -m 1024 \
 			--no-shconf --file-prefix pmdbe$$ \
+			--log-level=lib.vhost.config:debug \
 			--vdev "net_vhost0,iface=$TMP/A.sock,queues=$2" \
 			--vdev "net_vhost1,iface=$TMP/B.sock,queues=$2" \
 			-- --forward-mode=io --auto-start --rxq="$2" --txq="$2" \
@@ -187,8 +188,22 @@ backend_drops() {
 	esac
 }
 
-# drive BACKEND SIZE RING QUEUES: prints "frames seconds drops": what the
-#   driver received in the window, and what the back end dropped
+# backend_features NAME: the virtio features the back end negotiated on
+#   A.sock (hex), as it reports them
+backend_features() {
+	case "$1" in
+	vhostd-*)
+		"$VHOSTCTL" --ctl "$TMP/ctl.sock" ports |
+			jq -r '.ports[0].negotiated.features' ;;
+	testpmd)
+		sed -n 's/.*(.*A\.sock) negotiated Virtio features: //p' \
+			"$TMP/be.log" | tail -1 ;;
+	esac
+}
+
+# drive BACKEND SIZE RING QUEUES: prints "frames seconds drops features":
+#   what the driver received in the window, what the back end dropped,
+#   and the features it negotiated
 drive() {
 	local be=$1 size=$2 ring=$3 q=$4 extra=
 	[ "$ring" = packed ] && extra=,packed_vq=1
@@ -213,6 +228,7 @@ drive() {
 	sleep "$SECS"
 	echo "show port stats all" >&8
 	sleep 0.5
+	feat=$(backend_features "$be")
 	drops=$(backend_drops "$be")
 	echo "stop" >&8
 	echo "quit" >&8
@@ -229,9 +245,9 @@ drive() {
 		/Forward statistics/ { in_nic = 0 }
 		in_nic && /RX-packets:/ { rx[blk] = $2 }
 		END {
-			if (blk < 2) { print "0", s, d; exit }
-			print rx[1] + rx[2], s, d
-		}' d="${drops:-unknown}" "$TMP/drv.log"
+			if (blk < 2) { print "0", s, d, f; exit }
+			print rx[1] + rx[2], s, d, f
+		}' d="${drops:-unknown}" f="${feat:-unknown}" "$TMP/drv.log"
 }
 
 RAW=$TMP/raw
@@ -250,11 +266,11 @@ for rep in $(seq "$REPS"); do
 			for size in $SIZES; do
 				for be in "$@"; do
 					start_backend "$be" "$q" || continue
-					read -r n s d < <(drive "$be" "$size" "$ring" "$q")
+					read -r n s d f < <(drive "$be" "$size" "$ring" "$q")
 					stop_backend "$be"
 					mpps=$(awk -v n="$n" -v s="$s" \
 						'BEGIN { printf "%.4f", n / s / 1e6 }')
-					echo "RESULT rep=$rep be=$be ring=$ring queues=$q size=$size mpps=$mpps drops=$d" |
+					echo "RESULT rep=$rep be=$be ring=$ring queues=$q size=$size mpps=$mpps drops=$d features=$f" |
 						tee -a "$RAW"
 				done
 			done
@@ -281,6 +297,11 @@ function med(list,   n, a, i, j, t) {
 	v[pt, f["be"]] = v[pt, f["be"]] " " f["mpps"]
 	s[pt, f["be"], f["rep"]] = f["mpps"]
 	reps[f["rep"]] = 1
+	# Features as each back end reports them (printed below the table:
+	# with 2 queues testpmd also offers CTRL_RX, bit 18, which needs a
+	# control queue neither side uses here).
+	ft = sprintf("%s", f["features"])
+	feats[pt, (f["be"] == "testpmd" ? "t" : "v")] = ft
 }
 END {
 	if (lossy)
@@ -301,5 +322,12 @@ END {
 				r == "" ? "" : sprintf("%.3f", med(r)))
 		}
 		print line " |"
+	}
+	for (k = 1; k <= np; k++) {
+		pt = order[k]
+		if (!((pt, "t") in feats) || !((pt, "v") in feats))
+			continue
+		printf "%s features: testpmd %s, vhostd %s\n", pt,
+			feats[pt, "t"], feats[pt, "v"]
 	}
 }' "$RAW"
