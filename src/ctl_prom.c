@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ctl_prom.c - "metrics": the counters in the Prometheus text format
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl_int.h"
+#include "fdb.h"
+#include "switch.h"
+#include "util.h"
+
+/**
+ * ctl_prom_port_labels() - append {port="..",type=".."} (without the
+ *			    closing brace, so callers may add labels)
+ * @b:		reply
+ * @p:		port
+ */
+static void ctl_prom_port_labels(struct ctl_buf *b, const struct port *p)
+{
+	ctl_printf(b, "{port=");
+	ctl_prom_label(b, p->name);
+	ctl_printf(b, ",type=");
+	ctl_prom_label(b, p->ops->type);
+}
+
+/**
+ * ctl_prom_table() - append the families of table @t: for each counter,
+ *		      HELP, TYPE and a sample per port that shows @t
+ * @b:		reply
+ * @t:		table
+ *
+ * A family's samples must be together (and a table's names are unique
+ * across tables, see the unit test), so each table is printed once, for
+ * every port that has it.
+ */
+static void ctl_prom_table(struct ctl_buf *b, const struct stats_table *t)
+{
+	unsigned int i, j, d, n = switch_port_count();
+
+	for (i = 0; i < t->n; i++) {
+		const struct stats_desc *sd = &t->desc[i];
+
+		ctl_printf(b, "# HELP vhostd_port_%s %s\n"
+			   "# TYPE vhostd_port_%s %s\n", sd->metric, sd->help,
+			   sd->metric,
+			   sd->kind == STATS_GAUGE ? "gauge" : "counter");
+		for (j = 0; j < n; j++) {
+			const struct port *p = switch_port(j);
+
+			if (!p || !ctl_port_has(p, t))
+				continue;
+			for (d = 0; d < sd->n; d++) {
+				ctl_printf(b, "vhostd_port_%s", sd->metric);
+				ctl_prom_port_labels(b, p);
+				if (sd->names) {
+					ctl_printf(b, ",%s=", sd->label);
+					ctl_prom_label(b, sd->names[d]);
+				}
+				ctl_printf(b, "} %llu\n", (unsigned long long)
+					   stats_sum(p->stats, sd->off +
+						     d * sizeof(uint64_t)));
+			}
+		}
+	}
+}
+
+/**
+ * ctl_prom_queues() - append the per queue pair families
+ * @b:		reply
+ *
+ * vhostd_queue_{rx,tx}_{packets,bytes}_total{port,type,queue}: one
+ * family at a time, a sample per queue pair of every port whose type
+ * keeps them.
+ */
+static void ctl_prom_queues(struct ctl_buf *b)
+{
+	static const struct {
+		const char *name;
+		const char *help;
+		size_t off;
+	} fam[] = {
+		{ "rx_packets", "Frames taken from the guest on the pair.",
+		  offsetof(struct port_queue_stats, rx_packets) },
+		{ "rx_bytes", "Bytes of those frames.",
+		  offsetof(struct port_queue_stats, rx_bytes) },
+		{ "tx_packets", "Frames delivered to the guest on the pair.",
+		  offsetof(struct port_queue_stats, tx_packets) },
+		{ "tx_bytes", "Bytes of those frames.",
+		  offsetof(struct port_queue_stats, tx_bytes) },
+	};
+	unsigned int f, i, q, n = switch_port_count();
+	struct port_queue_stats qs[CTL_QUEUES_MAX];
+
+	for (f = 0; f < ARRAY_SIZE(fam); f++) {
+		ctl_printf(b, "# HELP vhostd_queue_%s_total %s\n"
+			   "# TYPE vhostd_queue_%s_total counter\n",
+			   fam[f].name, fam[f].help, fam[f].name);
+		for (i = 0; i < n; i++) {
+			const struct port *p = switch_port(i);
+			unsigned int nq;
+
+			if (!p || !p->ops->queue_stats)
+				continue;
+			nq = p->ops->queue_stats(p, qs, CTL_QUEUES_MAX);
+			for (q = 0; q < nq; q++) {
+				uint64_t v;
+
+				memcpy(&v, (const uint8_t *)&qs[q] + fam[f].off,
+				       sizeof(v));
+				ctl_printf(b, "vhostd_queue_%s_total",
+					   fam[f].name);
+				ctl_prom_port_labels(b, p);
+				ctl_printf(b, ",queue=\"%u\"} %llu\n", q,
+					   (unsigned long long)v);
+			}
+		}
+	}
+}
+
+/**
+ * ctl_prom_peer() - append the queue pair gauges of the ports that
+ *		     negotiate with a peer
+ * @b:		reply
+ *
+ * vhostd_port_queue_pairs{,_enabled,_started}{port,type}: one family at
+ * a time, a sample per port whose type has a @peer hook (struct
+ * port_peer says what each counts).
+ */
+static void ctl_prom_peer(struct ctl_buf *b)
+{
+	static const struct {
+		const char *name;
+		const char *help;
+		size_t off;
+	} fam[] = {
+		{ "queue_pairs", "Queue pairs the port offers its peer.",
+		  offsetof(struct port_peer, pairs) },
+		{ "queue_pairs_enabled", "Queue pairs the peer has enabled.",
+		  offsetof(struct port_peer, pairs_enabled) },
+		{ "queue_pairs_started", "Queue pairs the datapath serves.",
+		  offsetof(struct port_peer, pairs_started) },
+	};
+	unsigned int f, i, n = switch_port_count();
+
+	for (f = 0; f < ARRAY_SIZE(fam); f++) {
+		ctl_printf(b, "# HELP vhostd_port_%s %s\n"
+			   "# TYPE vhostd_port_%s gauge\n",
+			   fam[f].name, fam[f].help, fam[f].name);
+		for (i = 0; i < n; i++) {
+			const struct port *p = switch_port(i);
+			struct port_peer pp;
+			unsigned int v;
+
+			if (!p || !p->ops->peer)
+				continue;
+			p->ops->peer(p, &pp);
+			memcpy(&v, (const uint8_t *)&pp + fam[f].off,
+			       sizeof(v));
+			ctl_printf(b, "vhostd_port_%s", fam[f].name);
+			ctl_prom_port_labels(b, p);
+			ctl_printf(b, "} %u\n", v);
+		}
+	}
+}
+
+/**
+ * ctl_cmd_metrics() - "metrics": Prometheus text exposition format
+ * @b:		reply
+ * @arg:		unused
+ * Return: 0
+ *
+ * The port's state (up, MACs), then the counters of every table some
+ * port shows, each table once: stats_common, then the types' tables in
+ * the order the ports first show them.
+ */
+int ctl_cmd_metrics(struct ctl_buf *b, const char *arg)
+{
+	unsigned int i, j, k, n = switch_port_count();
+	const struct stats_table *t;
+
+	ctl_printf(b, "# HELP vhostd_port_up Whether the switch forwards "
+		   "to the port (1) or not (0).\n"
+		   "# TYPE vhostd_port_up gauge\n");
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+
+		if (!p)
+			continue;
+		ctl_printf(b, "vhostd_port_up");
+		ctl_prom_port_labels(b, p);
+		ctl_printf(b, "} %d\n",
+			   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ? 1 : 0);
+	}
+
+	ctl_prom_table(b, &stats_common);
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+
+		if (!p)
+			continue;
+		for (k = 1; (t = ctl_port_table(p, k)); k++) {
+			for (j = 0; j < i; j++) {
+				const struct port *q = switch_port(j);
+
+				if (q && ctl_port_has(q, t))
+					break;		/* printed with q */
+			}
+			if (j == i)
+				ctl_prom_table(b, t);
+		}
+	}
+
+	ctl_prom_queues(b);
+	ctl_prom_peer(b);
+
+	ctl_printf(b, "# HELP vhostd_port_macs MACs the port has learned "
+		   "(against its max-macs).\n"
+		   "# TYPE vhostd_port_macs gauge\n");
+	for (i = 0; i < n; i++) {
+		const struct port *p = switch_port(i);
+
+		if (!p)
+			continue;
+		ctl_printf(b, "vhostd_port_macs");
+		ctl_prom_port_labels(b, p);
+		ctl_printf(b, "} %u\n",
+			   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
+	}
+
+	ctl_printf(b, "# HELP vhostd_fdb_entries MAC addresses in the "
+		   "learning table.\n"
+		   "# TYPE vhostd_fdb_entries gauge\n"
+		   "vhostd_fdb_entries %u\n"
+		   "# HELP vhostd_fdb_capacity Slots of the learning table.\n"
+		   "# TYPE vhostd_fdb_capacity gauge\n"
+		   "vhostd_fdb_capacity %u\n",
+		   fdb_count(switch_fdb()), FDB_SIZE);
+	return 0;
+}
