@@ -2,8 +2,9 @@
 /* port_vhost.h - state shared by the vhost-user port's two halves
  *
  * port_vhost.c is the control side (sockets, the protocol's queue
- * start/stop callbacks, port_ops); port_vhost_dp.c is the datapath (guest
- * TX polling, delivery into guest RX with offloads).  Nothing outside
+ * start/stop callbacks, port_ops); port_vhost_dp.c is the datapath from
+ * the guest (turns at its TX queues), port_vhost_deliver.c the datapath
+ * to it (delivery into its RX queues, with offloads).  Nothing outside
  * src/port/ includes this.
  */
 #ifndef VHOSTD_PORT_VHOST_H
@@ -287,7 +288,7 @@ static inline uint8_t port_vhost_rx_flags(const struct port_vhost *pv,
 			VIRTIO_NET_HDR_F_DATA_VALID);
 }
 
-/* RX chain reserve (port_vhost_dp.c), under the RX queue lock. */
+/* RX chain reserve (port_vhost_deliver.c), under the RX queue lock. */
 struct virtq_elem *port_vhost_rx_chain(struct port_vhost_rxq *rq,
 				       unsigned int i);
 int port_vhost_rx_fill(struct port_vhost *pv, struct port_vhost_rxq *rq,
