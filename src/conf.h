@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "usock.h"
+
 #define CONF_PORTS_MAX	64
 #define CONF_QUEUES_MAX	16U	/* queue pairs of a vhost-user port */
 /* Guest memory a vhost-user port may map by default: 1 TiB, so that all
@@ -40,31 +42,9 @@
 #define CONF_NAME_MAX	32
 #define CONF_PATH_MAX	108	/* sun_path */
 #define CONF_IFNAME_MAX	16	/* IFNAMSIZ */
-#define CONF_ALLOW_MAX	16	/* ids in one allow-uid= / allow-gid= */
-#define CONF_ID_NONE	UINT32_MAX	/* no owner= / group= / --user */
-#define CONF_SOCK_MODE_DEFAULT	0660
-
-/**
- * struct conf_sock - who may reach a unix socket vhostd listens on
- * @uid:	owner= (CONF_ID_NONE: vhostd's own, as created)
- * @gid:	group= (CONF_ID_NONE: vhostd's own, as created)
- * @mode:	mode= permission bits (default CONF_SOCK_MODE_DEFAULT)
- * @n_uid:	ids in @allow_uid
- * @allow_uid:	allow-uid=: SO_PEERCRED uids accepted
- * @n_gid:	ids in @allow_gid
- * @allow_gid:	allow-gid=: SO_PEERCRED gids accepted; with both lists
- *		empty any peer the file mode lets in is accepted, else a
- *		peer whose uid or gid is listed
- */
-struct conf_sock {
-	uint32_t uid;
-	uint32_t gid;
-	unsigned int mode;
-	unsigned int n_uid;
-	uint32_t allow_uid[CONF_ALLOW_MAX];
-	unsigned int n_gid;
-	uint32_t allow_gid[CONF_ALLOW_MAX];
-};
+#define CONF_ALLOW_MAX	USOCK_ALLOW_MAX
+#define CONF_ID_NONE	USOCK_ID_NONE	/* no owner= / group= / --user */
+#define CONF_SOCK_MODE_DEFAULT	USOCK_MODE_DEFAULT
 
 /**
  * struct conf_user - --user USER[:GROUP], resolved at parse time
@@ -123,7 +103,7 @@ struct conf_port {
 	uint8_t mac[6];
 	unsigned int flood_rate;
 	unsigned int flood_burst;
-	struct conf_sock sock;
+	struct usock_acl sock;
 };
 
 /**
@@ -151,7 +131,7 @@ struct conf {
 	unsigned int poll_us;
 	unsigned int fdb_age_s;
 	int verbose;
-	struct conf_sock ctl_sock;
+	struct usock_acl ctl_sock;
 	struct conf_user user;
 	bool no_sandbox;
 	char state_path[CONF_PATH_MAX];
@@ -185,12 +165,12 @@ int conf_parse_cpus(const char *val, struct conf *c, char *err,
 		    size_t errlen);
 
 #define CONF_SOCK_KEYS	5
-void conf_sock_init(struct conf_sock *s);
+void conf_sock_init(struct usock_acl *s);
 int conf_sock_key(const char *key);
-int conf_sock_parse(struct conf_sock *s, int k, const char *val,
+int conf_sock_parse(struct usock_acl *s, int k, const char *val,
 		    const char *opt, const char *spec, char *err,
 		    size_t errlen);
-int conf_sock_parse_spec(const char *spec, struct conf_sock *s,
+int conf_sock_parse_spec(const char *spec, struct usock_acl *s,
 			 const char *opt, char *err, size_t errlen);
 int conf_parse_user(const char *val, struct conf_user *u, char *err,
 		    size_t errlen);

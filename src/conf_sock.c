@@ -58,7 +58,7 @@ conf_sock_err(char *err, size_t errlen, const char *fmt, ...)
  * conf_sock_init() - defaults for a listening socket
  * @s:		socket keys
  */
-void conf_sock_init(struct conf_sock *s)
+void conf_sock_init(struct usock_acl *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->uid = CONF_ID_NONE;
@@ -217,7 +217,7 @@ static int conf_sock_list(const char *val, bool group, uint32_t *ids,
  * @errlen:	size of @err
  * Return: 0 or -EINVAL
  */
-int conf_sock_parse(struct conf_sock *s, int k, const char *val,
+int conf_sock_parse(struct usock_acl *s, int k, const char *val,
 		    const char *opt, const char *spec, char *err,
 		    size_t errlen)
 {
@@ -292,7 +292,7 @@ int conf_sock_parse(struct conf_sock *s, int k, const char *val,
  * @errlen:	size of @err
  * Return: 0 or -EINVAL
  */
-int conf_sock_parse_spec(const char *spec, struct conf_sock *s,
+int conf_sock_parse_spec(const char *spec, struct usock_acl *s,
 			 const char *opt, char *err, size_t errlen)
 {
 	char copy[CONF_PATH_MAX * 5];

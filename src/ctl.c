@@ -48,7 +48,7 @@
 static dev_t ctl_dev;
 static ino_t ctl_ino;
 /* --ctl-perm: the socket's peer allow-list, checked at each accept. */
-static struct conf_sock ctl_sock;
+static struct usock_acl ctl_sock;
 /* The socket's path, which no port may take; set by ctl_open(), which
  * is also what lets "port add" and "port del" change anything.
  */
@@ -422,7 +422,7 @@ out:
  *
  * Context: start-up.
  */
-int ctl_open(const char *path, const struct conf_sock *s)
+int ctl_open(const char *path, const struct usock_acl *s)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;

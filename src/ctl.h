@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "conf.h"
+#include "usock.h"
 
 #define CTL_LINE_MAX	1024	/* longest command line: "port add " + a spec */
 
@@ -28,7 +28,7 @@
  *		-EINVAL when the reply is an error object.  For tests and
  *		fuzzing: ctl_handle() is transport around it.
  */
-int ctl_open(const char *path, const struct conf_sock *s);
+int ctl_open(const char *path, const struct usock_acl *s);
 void ctl_handle(int lfd);
 void ctl_close(int lfd, const char *path);
 int ctl_exec(const char *line, char **reply, size_t *len);

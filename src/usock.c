@@ -45,7 +45,7 @@
  * Return: 0, or -errno (the file is removed again)
  * Context: start-up (the umask is process-wide)
  */
-int usock_bind(int fd, const char *path, const struct conf_sock *s)
+int usock_bind(int fd, const char *path, const struct usock_acl *s)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
@@ -65,8 +65,8 @@ int usock_bind(int fd, const char *path, const struct conf_sock *s)
 	if (!lstat(path, &st) && S_ISSOCK(st.st_mode) &&
 	    (st.st_mode & 0777) != s->mode && chmod(path, s->mode) < 0)
 		rc = -errno;
-	/* CONF_ID_NONE is (uid_t)-1: "leave it" to chown. */
-	if (!rc && (s->uid != CONF_ID_NONE || s->gid != CONF_ID_NONE) &&
+	/* USOCK_ID_NONE is (uid_t)-1: "leave it" to chown. */
+	if (!rc && (s->uid != USOCK_ID_NONE || s->gid != USOCK_ID_NONE) &&
 	    fchownat(AT_FDCWD, path, s->uid, s->gid, AT_SYMLINK_NOFOLLOW) < 0)
 		rc = -errno;
 	if (rc)
@@ -79,7 +79,7 @@ int usock_bind(int fd, const char *path, const struct conf_sock *s)
  * @s:		the socket's keys
  * Return: true with an allow-uid= or allow-gid= list
  */
-bool usock_has_acl(const struct conf_sock *s)
+bool usock_has_acl(const struct usock_acl *s)
 {
 	return s->n_uid || s->n_gid;
 }
@@ -116,7 +116,7 @@ static bool usock_id_in(const uint32_t *ids, unsigned int n, uint32_t id)
  *
  * Return: true to serve the peer
  */
-bool usock_peer_ok(int fd, const struct conf_sock *s, struct usock_peer *peer)
+bool usock_peer_ok(int fd, const struct usock_acl *s, struct usock_peer *peer)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);

@@ -149,7 +149,7 @@ static inline void port_vhost_q_count(uint64_t *packets, uint64_t *bytes,
  * @client:	we connect to @path instead of listening on it
  * @listen_fd:	listening socket (server mode), -1 otherwise
  * @sock:	server mode: the socket's mode, owner, group and the peer
- *		allow-list checked at accept (conf_port @sock)
+ *		allow-list checked at accept (port spec key mode=, allow-uid=, ...)
  * @pairs:	queue pairs offered (queues=), 1..VU_MAX_QUEUE_PAIRS
  * @txq:	@pairs TX turn scratches, one per TX queue (queue 2i+1)
  * @rxq:	@pairs RX reserves, one per RX queue (queue 2i)
@@ -165,7 +165,7 @@ struct port_vhost {
 	char path[CONF_PATH_MAX];
 	bool client;
 	int listen_fd;
-	struct conf_sock sock;
+	struct usock_acl sock;
 	unsigned int pairs;
 	struct port_vhost_txq *txq;
 	struct port_vhost_rxq *rxq;

@@ -78,7 +78,7 @@ static void test_defaults(void **state)
 
 static void test_port_keys(void **state)
 {
-	const struct conf_sock *s = &c.ports[0].sock;
+	const struct usock_acl *s = &c.ports[0].sock;
 
 	assert_int_equal(parse("--port", "vhost-user,path=/s,owner=nobody,"
 			       "group=0,mode=0600,allow-uid=root:65534:1234,"
@@ -188,7 +188,7 @@ static int teardown_dir(void **state)
  * @st:		the file's stat
  * Return: usock_bind()'s result
  */
-static int bind_stat(const struct conf_sock *s, struct stat *st)
+static int bind_stat(const struct usock_acl *s, struct stat *st)
 {
 	char path[128];
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0), rc;
@@ -207,7 +207,7 @@ static int bind_stat(const struct conf_sock *s, struct stat *st)
 static void test_bind_mode(void **state)
 {
 	static const unsigned int modes[] = { 0600, 0660, 0666, 0606, 0 };
-	struct conf_sock s;
+	struct usock_acl s;
 	struct stat st;
 	mode_t old = umask(0);	/* the widest: mode= must still rule */
 	unsigned int i;
@@ -227,7 +227,7 @@ static void test_bind_mode(void **state)
 
 static void test_bind_owner(void **state)
 {
-	struct conf_sock s;
+	struct usock_acl s;
 	struct stat st;
 
 	conf_sock_init(&s);
@@ -248,7 +248,7 @@ static void test_bind_owner(void **state)
 static void test_bind_taken(void **state)
 {
 	char path[128];
-	struct conf_sock s;
+	struct usock_acl s;
 	struct stat st;
 	FILE *f;
 
@@ -273,11 +273,11 @@ static void test_bind_taken(void **state)
  * @peer:	what usock_peer_ok() saw
  * Return: usock_peer_ok()'s verdict
  */
-static bool peer_check(const struct conf_sock *s, uint32_t uid, uint32_t gid,
+static bool peer_check(const struct usock_acl *s, uint32_t uid, uint32_t gid,
 		       uint32_t sup, struct usock_peer *peer)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct conf_sock open_sock;
+	struct usock_acl open_sock;
 	int l = socket(AF_UNIX, SOCK_STREAM, 0), a, st;
 	bool ok;
 	pid_t pid;
@@ -319,7 +319,7 @@ static bool peer_check(const struct conf_sock *s, uint32_t uid, uint32_t gid,
 static void test_peer_self(void **state)
 {
 	struct usock_peer peer;
-	struct conf_sock s;
+	struct usock_acl s;
 
 	conf_sock_init(&s);
 	assert_true(peer_check(&s, CONF_ID_NONE, 0, 0, &peer));
@@ -338,7 +338,7 @@ static void test_peer_self(void **state)
 static void test_peer_other_user(void **state)
 {
 	struct usock_peer peer;
-	struct conf_sock s;
+	struct usock_acl s;
 
 	if (geteuid() != 0)
 		skip();		/* becoming another user needs root */
