@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "conf.h"
 #include "util.h"
@@ -197,48 +198,36 @@ static bool conf_copy(char *dst, size_t size, const char *val)
 	return true;
 }
 
-/**
- * enum conf_l2 - the port keys of L2 isolation and storm control
- * @CONF_L2_MAX_MACS:	max-macs=N
- * @CONF_L2_MAC:	mac=M (vhost-user only)
- * @CONF_L2_FLOOD_RATE:	flood-rate=N
- * @CONF_L2_FLOOD_BURST: flood-burst=N
- * @CONF_L2_COUNT:	number of keys
- */
-enum conf_l2 {
-	CONF_L2_MAX_MACS,
-	CONF_L2_MAC,
-	CONF_L2_FLOOD_RATE,
-	CONF_L2_FLOOD_BURST,
-	CONF_L2_COUNT,
-};
-
-static const char *const conf_l2_keys[CONF_L2_COUNT] = {
-	[CONF_L2_MAX_MACS]	= "max-macs",
-	[CONF_L2_MAC]		= "mac",
-	[CONF_L2_FLOOD_RATE]	= "flood-rate",
-	[CONF_L2_FLOOD_BURST]	= "flood-burst",
-};
-
 #define CONF_MAX_MACS_MAX	4096U		/* FDB_SIZE */
 #define CONF_FLOOD_RATE_MAX	100000000U	/* frames/s */
 #define CONF_FLOOD_BURST_MAX	10000000U	/* frames */
 
-/**
- * conf_l2_key() - which L2 key @key is, for this port type
- * @key:	key of a spec item
- * @vhost:	the port is vhost-user (mac= is only for guests)
- * Return: enum conf_l2, or -1
+/* The keys every port type has, read by the switch (struct port_spec).
+ * A type's own table is searched first: it may take one of these over
+ * (TAP's max-macs= default).
  */
-static int conf_l2_key(const char *key, bool vhost)
-{
-	int i;
+static const struct port_opt conf_common_opts[] = {
+	{ .key = "name", .type = PORT_OPT_NAME, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, name),
+	  .help = "NAME: the port's name (default: vu<i>, tap<i>...)" },
+	{ .key = "max-macs", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, max_macs), .max = CONF_MAX_MACS_MAX,
+	  .def = PORT_MAX_MACS_DEFAULT,
+	  .help = "N: MACs it may have learned at once" },
+	{ .key = "flood-rate", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, flood_rate),
+	  .max = CONF_FLOOD_RATE_MAX, .def = CONF_FLOOD_RATE_DEFAULT,
+	  .help = "N: flood frames/s (0: any)" },
+	{ .key = "flood-burst", .type = PORT_OPT_UINT,
+	  .flags = PORT_OPT_COMMON, PORT_OPT_AT(struct port_spec, flood_burst),
+	  .min = 1, .max = CONF_FLOOD_BURST_MAX,
+	  .help = "N: flood burst (default max(128, rate/50))" },
+};
 
-	for (i = 0; i < CONF_L2_COUNT; i++)
-		if (!strcmp(key, conf_l2_keys[i]))
-			return i == CONF_L2_MAC && !vhost ? -1 : i;
-	return -1;
-}
+#define CONF_OPT_COMMON_BIT	32	/* given-bit of conf_common_opts[0] */
+
+_Static_assert(ARRAY_SIZE(conf_common_opts) <= 64 - CONF_OPT_COMMON_BIT,
+	       "given-bits of the common keys fit a uint64_t");
 
 /**
  * conf_parse_mac() - a unicast station address, aa:bb:cc:dd:ee:ff
@@ -270,61 +259,241 @@ static int conf_parse_mac(const char *s, uint8_t mac[6])
 }
 
 /**
- * conf_parse_l2() - the value of an L2 key
+ * conf_parse_addr() - a numeric socket address, IPv4:PORT or [IPv6]:PORT
+ * @s:		text; no host names (nothing is resolved at start-up or,
+ *		worse, under the sandbox)
+ * @a:		result
+ * Return: 0 or -EINVAL
+ */
+static int conf_parse_addr(const char *s, union port_addr *a)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *colon, *h = s;
+	unsigned int port;
+	size_t n;
+
+	memset(a, 0, sizeof(*a));
+	if (*s == '[') {
+		colon = strstr(s, "]:");
+		h = s + 1;
+		if (!colon)
+			return -EINVAL;
+		n = (size_t)(colon - h);
+		colon++;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -EINVAL;
+		n = (size_t)(colon - s);
+	}
+	if (!n || n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, h, n);
+	host[n] = '\0';
+	if (conf_parse_uint(colon + 1, 0, 65535, &port))
+		return -EINVAL;
+	if (*s != '[' && inet_pton(AF_INET, host, &a->in4.sin_addr) == 1) {
+		a->in4.sin_family = AF_INET;
+		a->in4.sin_port = htons((uint16_t)port);
+		return 0;
+	}
+	if (*s == '[' && inet_pton(AF_INET6, host, &a->in6.sin6_addr) == 1) {
+		a->in6.sin6_family = AF_INET6;
+		a->in6.sin6_port = htons((uint16_t)port);
+		return 0;
+	}
+	memset(a, 0, sizeof(*a));
+	return -EINVAL;
+}
+
+/**
+ * conf_opt_field() - where an option's value lives
+ * @o:		option
+ * @out:	the spec being parsed
+ * Return: pointer to the field
+ */
+static void *conf_opt_field(const struct port_opt *o, struct port_spec *out)
+{
+	if (o->flags & PORT_OPT_COMMON)
+		return (unsigned char *)out + o->off;
+	return out->opts + o->off;
+}
+
+/**
+ * conf_opt_find() - the table entry of @key for a port of type @ops
+ * @ops:	the port's type
+ * @key:	key of a spec item
+ * @bit:	its given-bit: the entry's index in @ops->opts, or
+ *		CONF_OPT_COMMON_BIT + its index in conf_common_opts
+ * Return: the entry, or NULL if the type has no such key
+ */
+static const struct port_opt *conf_opt_find(const struct port_ops *ops,
+					    const char *key, unsigned int *bit)
+{
+	unsigned int i;
+
+	for (i = 0; i < ops->n_opts; i++) {
+		if (!strcmp(ops->opts[i].key, key)) {
+			*bit = i;
+			return &ops->opts[i];
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(conf_common_opts); i++) {
+		if (!strcmp(conf_common_opts[i].key, key)) {
+			*bit = CONF_OPT_COMMON_BIT + i;
+			return &conf_common_opts[i];
+		}
+	}
+	return NULL;
+}
+
+/**
+ * conf_opt_default() - write an option's default into the spec
+ * @o:		option
+ * @out:	spec, zeroed before the first default
+ */
+static void conf_opt_default(const struct port_opt *o, struct port_spec *out)
+{
+	void *f = conf_opt_field(o, out);
+
+	switch (o->type) {
+	case PORT_OPT_BOOL:
+		*(bool *)f = o->def;
+		break;
+	case PORT_OPT_UINT:
+		*(unsigned int *)f = (unsigned int)o->def;
+		break;
+	case PORT_OPT_SIZE:
+		*(uint64_t *)f = o->def;
+		break;
+	case PORT_OPT_ACL:
+		conf_sock_init(f);	/* the same for each of its keys */
+		break;
+	default:			/* text, MAC, address: zero */
+		break;
+	}
+}
+
+/**
+ * conf_opt_parse() - parse one item's value into the spec
  * @spec:	the whole spec, for the message
- * @k:		enum conf_l2
- * @val:	value
- * @out:	port being parsed
+ * @o:		the key's entry
+ * @val:	the value, NULL if the key stood alone
+ * @out:	spec being parsed
  * @err:	one-line error message on failure
  * @errlen:	size of @err
  * Return: 0 or -EINVAL
  */
-static int conf_parse_l2(const char *spec, int k, const char *val,
-			 struct conf_port *out, char *err, size_t errlen)
+static int conf_opt_parse(const char *spec, const struct port_opt *o,
+			  const char *val, struct port_spec *out, char *err,
+			  size_t errlen)
 {
-	static const unsigned long max[CONF_L2_COUNT] = {
-		[CONF_L2_MAX_MACS]	= CONF_MAX_MACS_MAX,
-		[CONF_L2_FLOOD_RATE]	= CONF_FLOOD_RATE_MAX,
-		[CONF_L2_FLOOD_BURST]	= CONF_FLOOD_BURST_MAX,
-	};
-	unsigned int *field[CONF_L2_COUNT] = {
-		[CONF_L2_MAX_MACS]	= &out->max_macs,
-		[CONF_L2_FLOOD_RATE]	= &out->flood_rate,
-		[CONF_L2_FLOOD_BURST]	= &out->flood_burst,
-	};
+	void *f = conf_opt_field(o, out);
+	const char *k = o->key;
+	unsigned int u;
 	int r;
 
-	if (k == CONF_L2_MAC) {
-		r = conf_parse_mac(val, out->mac);
-		if (r == -ERANGE)
-			return conf_err(err, errlen, "vhostd: --port '%s': "
-					"mac '%s' is not a station address "
-					"(multicast or zero)", spec, val);
-		if (r)
-			return conf_err(err, errlen, "vhostd: --port '%s': "
-					"mac '%s' is not a MAC address "
-					"(aa:bb:cc:dd:ee:ff)", spec, val);
-		out->has_mac = true;
+#define OPT_ERR(...)							\
+	return conf_err(err, errlen, "vhostd: --port '%s': " __VA_ARGS__)
+
+	if (o->type == PORT_OPT_BOOL) {
+		if (!val && (o->flags & PORT_OPT_BARE))
+			val = "on";	/* a flag, as QEMU's "server" */
+		if (val && !strcmp(val, "on"))
+			*(bool *)f = true;
+		else if (val && !strcmp(val, "off"))
+			*(bool *)f = false;
+		else if (o->flags & PORT_OPT_BARE)
+			OPT_ERR("%s takes no value, or on/off, not '%s'", spec,
+				k, val);
+		else if (val)
+			OPT_ERR("%s takes on or off, not '%s'", spec, k, val);
+		else
+			OPT_ERR("key '%s' needs a value", spec, k);
 		return 0;
 	}
-	r = conf_parse_uint(val, k == CONF_L2_FLOOD_BURST ? 1 : 0, max[k],
-			    field[k]);
-	if (r == -EINVAL)
-		return conf_err(err, errlen, "vhostd: --port '%s': %s '%s' is "
-				"not a number", spec, conf_l2_keys[k], val);
-	if (r)
-		return conf_err(err, errlen, "vhostd: --port '%s': %s '%s' out "
-				"of range (%u-%lu)", spec, conf_l2_keys[k], val,
-				k == CONF_L2_FLOOD_BURST ? 1U : 0U, max[k]);
-	return 0;
+	if (!val)
+		OPT_ERR("key '%s' needs a value", spec, k);
+
+	switch (o->type) {
+	case PORT_OPT_STR:
+	case PORT_OPT_NAME:
+	case PORT_OPT_IFNAME:
+	case PORT_OPT_PATH:
+		if (!conf_copy(f, o->size, val))
+			OPT_ERR("%s too long (max %u bytes)", spec, k,
+				o->size - 1);
+		if (o->type == PORT_OPT_NAME && !conf_name_ok(val))
+			OPT_ERR("%s '%s' may only contain letters, digits, "
+				"'_', '.' and '-'", spec, k, val);
+		if (o->type == PORT_OPT_IFNAME && !conf_ifname_ok(val))
+			OPT_ERR("%s '%s' is not a valid interface name", spec,
+				k, val);
+		return 0;
+	case PORT_OPT_UINT:
+		r = conf_parse_uint(val, (unsigned long)o->min,
+				    (unsigned long)o->max, &u);
+		if (r == -EINVAL)
+			OPT_ERR("%s '%s' is not a number", spec, k, val);
+		if (r)
+			OPT_ERR("%s '%s' out of range (%llu-%llu)", spec, k,
+				val, (unsigned long long)o->min,
+				(unsigned long long)o->max);
+		*(unsigned int *)f = u;
+		return 0;
+	case PORT_OPT_SIZE:
+		if (conf_parse_size(val, f))
+			OPT_ERR("%s '%s' is not a size (bytes, or a number "
+				"with K, M, G or T)", spec, k, val);
+		return 0;
+	case PORT_OPT_MAC:
+		r = conf_parse_mac(val, f);
+		if (r == -ERANGE)
+			OPT_ERR("%s '%s' is not a station address "
+				"(multicast or zero)", spec, k, val);
+		if (r)
+			OPT_ERR("%s '%s' is not a MAC address "
+				"(aa:bb:cc:dd:ee:ff)", spec, k, val);
+		return 0;
+	case PORT_OPT_ADDR:
+		if (conf_parse_addr(val, f))
+			OPT_ERR("%s '%s' is not an address (IPV4:PORT or "
+				"[IPV6]:PORT, numeric)", spec, k, val);
+		return 0;
+	case PORT_OPT_ACL:
+		return conf_sock_parse(f, conf_sock_key(k), val, "--port",
+				       spec, err, errlen);
+	case PORT_OPT_BOOL:
+		break;
+	}
+	OPT_ERR("key '%s' has no parser", spec, k);
+#undef OPT_ERR
+}
+
+/**
+ * conf_type_list() - the registered types, for a message
+ * @buf:	output, "vhost-user, tap or dgram"
+ * @size:	its size
+ * Return: @buf
+ */
+static const char *conf_type_list(char *buf, size_t size)
+{
+	const struct port_ops *ops;
+	unsigned int i;
+	size_t n = 0;
+
+	*buf = '\0';
+	for (i = 0; (ops = port_ops_at(i)) && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s",
+				      !i ? "" : port_ops_at(i + 1) ? ", " :
+				      " or ", ops->type);
+	return buf;
 }
 
 /**
  * conf_parse_port() - parse one --port spec
- * @spec:	"vhost-user,path=SOCK[,name=N][,client][,queues=N][,offload=on|off]
- *		[,max-mem=SIZE][,mac=M]"
- *		or "tap,ifname=IF[,name=N][,offload=on|off][,direct=on|off]";
- *		both: "[,max-macs=N][,flood-rate=N][,flood-burst=N]"
+ * @spec:	"TYPE,KEY=VALUE,..." (",," is a literal comma): the keys of
+ *		conf_common_opts and of the type's table (port.h)
  * @index:	port index, for the default name
  * @out:	result (fully written on success, garbage on error)
  * @err:	one-line error message on failure
@@ -332,24 +501,18 @@ static int conf_parse_l2(const char *spec, int k, const char *val,
  * Return: 0 or -EINVAL
  */
 int conf_parse_port(const char *spec, unsigned int index,
-		    struct conf_port *out, char *err, size_t errlen)
+		    struct port_spec *out, char *err, size_t errlen)
 {
-	char item[CONF_SPEC_MAX];
-	bool vhost, seen_name = false, seen_path = false;
-	bool seen_client = false, seen_queues = false, seen_ifname = false;
-	bool seen_offload = false, seen_direct = false, seen_max_mem = false;
-	unsigned int seen_l2 = 0, seen_sock = 0;
-	const char *p = spec;
+	char item[CONF_SPEC_MAX], types[128];
+	const struct port_ops *ops;
+	const struct port_opt *o;
+	const char *p = spec, *why;
+	uint64_t given = 0;
+	unsigned int i, bit;
 	bool more;
 	int n;
 
 	memset(out, 0, sizeof(*out));
-	out->queues = 1;
-	out->offload = true;
-	out->direct = true;
-	out->max_mem = CONF_MAX_MEM_DEFAULT;
-	out->flood_rate = CONF_FLOOD_RATE_DEFAULT;
-	conf_sock_init(&out->sock);
 
 #define SPEC_ERR(...)							\
 	return conf_err(err, errlen, "vhostd: --port '%s': " __VA_ARGS__)
@@ -361,21 +524,24 @@ int conf_parse_port(const char *spec, unsigned int index,
 
 	n = conf_next_item(&p, item, sizeof(item), &more);
 	if (n <= 0)
-		SPEC_ERR("missing port type (vhost-user or tap)", spec);
-	if (!strcmp(item, "vhost-user")) {
-		vhost = true;
-	} else if (!strcmp(item, "tap")) {
-		vhost = false;
-	} else {
-		SPEC_ERR("unknown port type '%s' (vhost-user or tap)", spec,
-			 item);
-	}
-	strcpy(out->type, item);	/* fits: one of two literals */
+		SPEC_ERR("missing port type (%s)", spec,
+			 conf_type_list(types, sizeof(types)));
+	ops = port_ops_find(item);
+	if (!ops)
+		SPEC_ERR("unknown port type '%s' (%s)", spec, item,
+			 conf_type_list(types, sizeof(types)));
+	if (ops->opts_size > sizeof(out->opts) || ops->n_opts > 32)
+		SPEC_ERR("type '%s' declares more options than fit", spec,
+			 ops->type);
+	snprintf(out->type, sizeof(out->type), "%s", ops->type);
+
+	for (i = 0; i < ARRAY_SIZE(conf_common_opts); i++)
+		conf_opt_default(&conf_common_opts[i], out);
+	for (i = 0; i < ops->n_opts; i++)
+		conf_opt_default(&ops->opts[i], out);
 
 	while (more) {
 		char *key = item, *val;
-		bool dup;
-		int l2, sk;
 
 		n = conf_next_item(&p, item, sizeof(item), &more);
 		if (n < 0)
@@ -389,153 +555,130 @@ int conf_parse_port(const char *spec, unsigned int index,
 			SPEC_ERR("empty key", spec);
 		if (val && !*val)
 			SPEC_ERR("empty value for '%s'", spec, key);
-
-		if (!strcmp(key, "name")) {
-			dup = seen_name;
-			seen_name = true;
-		} else if (vhost && !strcmp(key, "path")) {
-			dup = seen_path;
-			seen_path = true;
-		} else if (vhost && !strcmp(key, "client")) {
-			dup = seen_client;
-			seen_client = true;
-		} else if (vhost && !strcmp(key, "queues")) {
-			dup = seen_queues;
-			seen_queues = true;
-		} else if (!vhost && !strcmp(key, "ifname")) {
-			dup = seen_ifname;
-			seen_ifname = true;
-		} else if (!strcmp(key, "offload")) {
-			dup = seen_offload;
-			seen_offload = true;
-		} else if (!vhost && !strcmp(key, "direct")) {
-			dup = seen_direct;
-			seen_direct = true;
-		} else if (vhost && !strcmp(key, "max-mem")) {
-			dup = seen_max_mem;
-			seen_max_mem = true;
-		} else if ((l2 = conf_l2_key(key, vhost)) >= 0) {
-			dup = seen_l2 & 1U << l2;
-			seen_l2 |= 1U << l2;
-		} else if (vhost && (sk = conf_sock_key(key)) >= 0) {
-			dup = seen_sock & 1U << sk;
-			seen_sock |= 1U << sk;
-		} else {
+		o = conf_opt_find(ops, key, &bit);
+		if (!o)
 			SPEC_ERR("unknown key '%s'", spec, key);
-		}
-		if (dup)
+		if (given & 1ULL << bit)
 			SPEC_ERR("key '%s' given twice", spec, key);
-
-		if (!strcmp(key, "client")) {
-			/* A flag, as in QEMU's "server"; =on/off also. */
-			if (!val || !strcmp(val, "on"))
-				out->client = true;
-			else if (!strcmp(val, "off"))
-				out->client = false;
-			else
-				SPEC_ERR("client takes no value, or on/off, "
-					 "not '%s'", spec, val);
-			continue;
-		}
-		if (!val)
-			SPEC_ERR("key '%s' needs a value", spec, key);
-
-		if (!strcmp(key, "offload")) {
-			if (!strcmp(val, "on"))
-				out->offload = true;
-			else if (!strcmp(val, "off"))
-				out->offload = false;
-			else
-				SPEC_ERR("offload takes on or off, not '%s'",
-					 spec, val);
-			continue;
-		}
-		if (!strcmp(key, "direct")) {
-			if (!strcmp(val, "on"))
-				out->direct = true;
-			else if (!strcmp(val, "off"))
-				out->direct = false;
-			else
-				SPEC_ERR("direct takes on or off, not '%s'",
-					 spec, val);
-			continue;
-		}
-		if (!strcmp(key, "max-mem")) {
-			if (conf_parse_size(val, &out->max_mem))
-				SPEC_ERR("max-mem '%s' is not a size (bytes, "
-					 "or a number with K, M, G or T)",
-					 spec, val);
-			continue;
-		}
-		l2 = conf_l2_key(key, vhost);
-		if (l2 >= 0) {
-			if (conf_parse_l2(spec, l2, val, out, err, errlen))
-				return -EINVAL;
-			continue;
-		}
-		sk = conf_sock_key(key);
-		if (sk >= 0) {
-			if (conf_sock_parse(&out->sock, sk, val, "--port", spec,
-					    err, errlen))
-				return -EINVAL;
-			continue;
-		}
-
-		if (!strcmp(key, "name")) {
-			if (!conf_copy(out->name, sizeof(out->name), val))
-				SPEC_ERR("name too long (max %zu bytes)", spec,
-					 sizeof(out->name) - 1);
-			if (!conf_name_ok(val))
-				SPEC_ERR("name '%s' may only contain "
-					 "letters, digits, '_', '.' and '-'",
-					 spec, val);
-		} else if (!strcmp(key, "path")) {
-			if (!conf_copy(out->path, sizeof(out->path), val))
-				SPEC_ERR("path too long (max %zu bytes)", spec,
-					 sizeof(out->path) - 1);
-		} else if (!strcmp(key, "ifname")) {
-			if (!conf_copy(out->ifname, sizeof(out->ifname), val))
-				SPEC_ERR("ifname too long (max %zu bytes)",
-					 spec, sizeof(out->ifname) - 1);
-			if (!conf_ifname_ok(val))
-				SPEC_ERR("ifname '%s' is not a valid "
-					 "interface name", spec, val);
-		} else {	/* queues */
-			int r = conf_parse_uint(val, 1, UINT32_MAX,
-						&out->queues);
-
-			if (r == -EINVAL)
-				SPEC_ERR("queues '%s' is not a number", spec,
-					 val);
-			if (r || out->queues < 1)
-				SPEC_ERR("queues '%s' out of range", spec, val);
-			if (out->queues > CONF_QUEUES_MAX)
-				SPEC_ERR("queues=%u: at most %u queue pairs",
-					 spec, out->queues, CONF_QUEUES_MAX);
-		}
+		given |= 1ULL << bit;
+		if (conf_opt_parse(spec, o, val, out, err, errlen))
+			return -EINVAL;
 	}
 
-	if (!(seen_l2 & 1U << CONF_L2_MAX_MACS))
-		out->max_macs = vhost ? CONF_MAX_MACS_VHOST : CONF_MAX_MACS_TAP;
-	if (vhost && !seen_path)
-		SPEC_ERR("missing required key 'path'", spec);
-	if (seen_sock && out->client)
-		SPEC_ERR("owner, group, mode, allow-uid and allow-gid are "
-			 "for a socket vhostd listens on, not with 'client'",
-			 spec);
-	if (!vhost && !seen_ifname)
-		SPEC_ERR("missing required key 'ifname'", spec);
-	out->named = seen_name;
-	if (!seen_name)
+	for (i = 0; i < ops->n_opts; i++)
+		if ((ops->opts[i].flags & PORT_OPT_REQUIRED) &&
+		    !(given & 1ULL << i))
+			SPEC_ERR("missing required key '%s'", spec,
+				 ops->opts[i].key);
+	why = ops->check ? ops->check(out->opts, (uint32_t)given) : NULL;
+	if (why)
+		SPEC_ERR("%s", spec, why);
+
+	out->given = (uint32_t)given;
+	out->has_mac = out->mac[0] | out->mac[1] | out->mac[2] | out->mac[3] |
+		       out->mac[4] | out->mac[5];
+	out->named = *out->name;
+	if (!out->named)
 		snprintf(out->name, sizeof(out->name), "%s%u",
-			 vhost ? "vu" : "tap", index);
+			 ops->name_prefix, index);
 #undef SPEC_ERR
 	return 0;
 }
 
 /**
- * conf_check_ports() - reject two ports sharing a name, path, ifname or
- *			a locked MAC
+ * conf_port_opt() - find a key's value in a parsed spec
+ * @s:		parsed spec
+ * @key:	a key of its type's table, or a common key
+ * Return: the field (its type as the table says), or NULL if the type
+ *	   has no such key
+ */
+const void *conf_port_opt(const struct port_spec *s, const char *key)
+{
+	const struct port_ops *ops = port_ops_find(s->type);
+	const struct port_opt *o;
+	unsigned int bit;
+
+	if (!ops || !(o = conf_opt_find(ops, key, &bit)))
+		return NULL;
+	return conf_opt_field(o, (struct port_spec *)s);
+}
+
+/**
+ * conf_port_startup_key() - a key given in @s that only start-up allows
+ * @s:		parsed spec
+ * Return: the key (PORT_OPT_STARTUP), or NULL if the port may be added
+ *	   at run time as far as its keys go
+ */
+const char *conf_port_startup_key(const struct port_spec *s)
+{
+	const struct port_ops *ops = port_ops_find(s->type);
+	unsigned int i;
+
+	for (i = 0; ops && i < ops->n_opts; i++)
+		if ((ops->opts[i].flags & PORT_OPT_STARTUP) &&
+		    (s->given & 1U << i))
+			return ops->opts[i].key;
+	return NULL;
+}
+
+/**
+ * conf_port_unique() - the @i-th value of @s that no other port may share
+ * @s:		parsed spec
+ * @i:		index, from 0
+ * @key:	out: its key
+ * @path:	out: whether it is a filesystem path (PORT_OPT_PATH)
+ * Return: the value (text), or NULL past the last
+ */
+const char *conf_port_unique(const struct port_spec *s, unsigned int i,
+			     const char **key, bool *path)
+{
+	const struct port_ops *ops = port_ops_find(s->type);
+	unsigned int j;
+
+	for (j = 0; ops && j < ops->n_opts; j++) {
+		const struct port_opt *o = &ops->opts[j];
+
+		if (!(o->flags & PORT_OPT_UNIQUE) || o->type == PORT_OPT_BOOL ||
+		    o->type == PORT_OPT_UINT || o->type == PORT_OPT_SIZE ||
+		    o->type == PORT_OPT_MAC || o->type == PORT_OPT_ADDR ||
+		    o->type == PORT_OPT_ACL)
+			continue;
+		if (i--)
+			continue;
+		*key = o->key;
+		*path = o->type == PORT_OPT_PATH;
+		return conf_opt_field(o, (struct port_spec *)s);
+	}
+	return NULL;
+}
+
+/**
+ * conf_port_clash() - whether two ports would share a unique value
+ * @a:		parsed spec
+ * @b:		another
+ * @key:	out: the key they share
+ * Return: the shared value (of @a, never empty), or NULL
+ */
+const char *conf_port_clash(const struct port_spec *a,
+			    const struct port_spec *b, const char **key)
+{
+	const char *va, *vb, *kb;
+	unsigned int i, j;
+	bool path;
+
+	for (i = 0; (va = conf_port_unique(a, i, key, &path)); i++) {
+		if (!*va)
+			continue;
+		for (j = 0; (vb = conf_port_unique(b, j, &kb, &path)); j++)
+			if (!strcmp(*key, kb) && !strcmp(va, vb))
+				return va;
+	}
+	return NULL;
+}
+
+/**
+ * conf_check_ports() - reject two ports sharing a name, a unique value
+ *			(path, ifname) or a locked MAC
  * @c:		parsed configuration
  * @err:	one-line error message on failure
  * @errlen:	size of @err
@@ -543,29 +686,27 @@ int conf_parse_port(const char *spec, unsigned int index,
  */
 static int conf_check_ports(const struct conf *c, char *err, size_t errlen)
 {
+	const char *key, *val;
 	unsigned int i, j;
+	bool path;
 
 	for (i = 0; i < c->nports; i++) {
-		const struct conf_port *a = &c->ports[i];
+		const struct port_spec *a = &c->ports[i];
 
 		for (j = 0; j < i; j++) {
-			const struct conf_port *b = &c->ports[j];
+			const struct port_spec *b = &c->ports[j];
 
 			if (!strcmp(a->name, b->name))
 				return conf_err(err, errlen,
 						"vhostd: ports %u and %u are "
 						"both named '%s'", j, i,
 						a->name);
-			if (*a->path && !strcmp(a->path, b->path))
+			val = conf_port_clash(a, b, &key);
+			if (val)
 				return conf_err(err, errlen,
 						"vhostd: ports '%s' and '%s' "
-						"both use path '%s'", b->name,
-						a->name, a->path);
-			if (*a->ifname && !strcmp(a->ifname, b->ifname))
-				return conf_err(err, errlen,
-						"vhostd: ports '%s' and '%s' "
-						"both use ifname '%s'",
-						b->name, a->name, a->ifname);
+						"both use %s '%s'", b->name,
+						a->name, key, val);
 			if (a->has_mac && b->has_mac &&
 			    !memcmp(a->mac, b->mac, sizeof(a->mac)))
 				return conf_err(err, errlen,
@@ -576,56 +717,95 @@ static int conf_check_ports(const struct conf *c, char *err, size_t errlen)
 						a->mac[1], a->mac[2], a->mac[3],
 						a->mac[4], a->mac[5]);
 		}
-		if (*c->ctl_path && !strcmp(a->path, c->ctl_path))
-			return conf_err(err, errlen,
-					"vhostd: port '%s' uses the --ctl "
-					"path '%s'", a->name, a->path);
+		for (j = 0; *c->ctl_path &&
+			    (val = conf_port_unique(a, j, &key, &path)); j++)
+			if (path && !strcmp(val, c->ctl_path))
+				return conf_err(err, errlen,
+						"vhostd: port '%s' uses the "
+						"--ctl path '%s'", a->name,
+						val);
 	}
 	return 0;
 }
 
 /**
+ * conf_usage_opt() - one key's --help line, from its table entry
+ * @f:		FILE * to print to
+ * @o:		the key
+ *
+ * @o->help is "VALUE: what" or, for a key that takes none, "what".
+ */
+static void conf_usage_opt(FILE *f, const struct port_opt *o)
+{
+	const char *colon = strstr(o->help, ": ");
+	char left[48];
+
+	/* "VALUE: what": VALUE is one word */
+	if (colon && memchr(o->help, ' ', (size_t)(colon - o->help)))
+		colon = NULL;
+
+	if (colon && o->type != PORT_OPT_BOOL)
+		snprintf(left, sizeof(left), "%s=%.*s", o->key,
+			 (int)(colon - o->help), o->help);
+	else if (o->type == PORT_OPT_BOOL && !(o->flags & PORT_OPT_BARE))
+		snprintf(left, sizeof(left), "%s=on|off", o->key);
+	else
+		snprintf(left, sizeof(left), "%s", o->key);
+	fprintf(f, "      %-18s %s", left, colon ? colon + 2 : o->help);
+	if (o->flags & PORT_OPT_REQUIRED)
+		fputs(" (required)", f);
+	else if (o->type == PORT_OPT_UINT && !strstr(o->help, "default"))
+		fprintf(f, " (%llu-%llu, default %llu)",
+			(unsigned long long)o->min, (unsigned long long)o->max,
+			(unsigned long long)o->def);
+	else if (o->type == PORT_OPT_UINT)
+		fprintf(f, " (%llu-%llu)", (unsigned long long)o->min,
+			(unsigned long long)o->max);
+	else if (o->type == PORT_OPT_BOOL && !(o->flags & PORT_OPT_BARE))
+		fprintf(f, " (default %s)", o->def ? "on" : "off");
+	fputc('\n', f);
+}
+
+/**
  * conf_usage() - print the --help text
  * @f:		FILE * to print to
+ *
+ * The keys of each port type come from the type's option table, so the
+ * list cannot drift from what the parser takes.
  */
 void conf_usage(void *f)
 {
+	const struct port_ops *ops;
+	unsigned int t, i;
+
 	fputs(
 "Usage: vhostd --port SPEC [--port SPEC]... [OPTION]...\n"
 "Userspace vhost-user virtio-net backend and L2 learning switch.\n"
 "\n"
-"Ports (repeatable, at most 64; keys are comma separated, ',,' is a\n"
-"literal comma inside a value):\n"
-"  --port vhost-user,path=SOCK[,name=NAME][,client][,queues=N][,offload=on|off]\n"
-"              [,max-mem=SIZE][,mac=MAC][,owner=U][,group=G][,mode=M]\n"
-"              [,allow-uid=U[:U]...][,allow-gid=G[:G]...]\n"
-"        a QEMU guest.  vhostd listens on the unix socket SOCK (QEMU:\n"
-"        -chardev socket,path=SOCK,reconnect=1); with 'client' vhostd\n"
-"        connects to SOCK instead (QEMU: -chardev socket,server=on).\n"
-"        queues: queue pairs offered, 1-16 (default 1; QEMU:\n"
-"        -netdev vhost-user,queues=N and -device virtio-net-pci,mq=on).\n"
-"        max-mem: guest memory vhostd may map for it (K, M, G, T;\n"
-"        default 1T); it must be on tmpfs (memfd) or hugetlbfs.\n"
-"        owner, group, mode: of the socket file (default: vhostd's user\n"
-"        and group, 0660); allow-uid/allow-gid: only peers with one of\n"
-"        these uids or gids (SO_PEERCRED) are served.\n"
-"        mac: the guest's MAC; frames from any other source MAC are\n"
-"        dropped, and no other port can take this MAC over.\n"
-"  --port tap,ifname=IF[,name=NAME][,offload=on|off][,direct=on|off]\n"
-"        a TAP interface IF created (or attached, if persistent) in\n"
-"        vhostd's network namespace; vhostd does not configure it.\n"
-"        direct=off: no tun queue per guest (no eBPF steering); frames\n"
-"        from the kernel are read into vhostd's buffers, then copied\n"
-"        into the guest (default on: one read into the guest's buffers).\n"
-"  max-macs=N: MACs the port may have learned at once, 0-4096 (default\n"
-"        64, tap 1024; 0: none).  Beyond it sources are not learned.\n"
-"  flood-rate=N: broadcast, multicast and unknown-unicast frames per\n"
-"        second the port may send, 0-100000000 (default 1000; 0: no\n"
-"        limit); flood-burst=N: at once (default max(128, rate/50)).\n"
-"  offload=off: offer no checksum/TSO/USO offloads on this port (default\n"
-"        on: 64 KiB TSO frames travel whole where both ends allow it).\n"
-"  NAME defaults to vu<i> / tap<i>, i being the port's position (from 0)\n"
-"  among all --port options.  Names use letters, digits, '_', '.', '-'.\n"
+"Ports (repeatable, at most 64): --port TYPE,KEY=VALUE,...  Keys are comma\n"
+"separated, ',,' is a literal comma inside a value.  The types and their\n"
+"keys:\n", (FILE *)f);
+	for (t = 0; (ops = port_ops_at(t)); t++) {
+		fprintf(f, "  --port %s", ops->type);
+		for (i = 0; i < ops->n_opts; i++)
+			if (ops->opts[i].flags & PORT_OPT_REQUIRED)
+				fprintf(f, ",%s=%.*s", ops->opts[i].key,
+					(int)strcspn(ops->opts[i].help, ":"),
+					ops->opts[i].help);
+		fputs("[,KEY=VALUE]...\n", f);
+		for (i = 0; i < ops->n_opts; i++)
+			conf_usage_opt(f, &ops->opts[i]);
+	}
+	fputs("  every type also takes:\n", f);
+	for (i = 0; i < ARRAY_SIZE(conf_common_opts); i++)
+		conf_usage_opt(f, &conf_common_opts[i]);
+	fputs(
+"  vhost-user: vhostd listens on SOCK (QEMU: -chardev socket,path=SOCK,\n"
+"        reconnect=1); the guest's memory must be on tmpfs (memfd) or\n"
+"        hugetlbfs.  tap: created or attached in vhostd's network\n"
+"        namespace, not configured.  Beyond max-macs sources are not\n"
+"        learned; flood-rate limits broadcast, multicast and unknown-\n"
+"        unicast frames.  Names use letters, digits, '_', '.', '-'.\n"
 "\n"
 "Options:\n"
 "  -c, --ctl PATH       control socket for vhostctl (default: none)\n"

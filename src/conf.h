@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conf.h - the command line, parsed and checked before anything starts
  *
- * Port specs follow QEMU's key=value convention:
- *   --port vhost-user,path=SOCK[,name=N][,client][,queues=N][,offload=on|off]
- *          [,mac=M]
- *   --port tap,ifname=IF[,name=N][,offload=on|off][,direct=on|off]
- *   both:  [,max-macs=N][,flood-rate=N][,flood-burst=N]
- * Every error is one line naming the offending spec and key.
+ * Port specs follow QEMU's key=value convention, "TYPE,KEY=VALUE,...":
+ * the keys are the common ones (name=, max-macs=, flood-rate=,
+ * flood-burst=) and those the type declares in its option table
+ * (port.h); conf.c knows no type.  Every error is one line naming the
+ * offending spec and key.
  */
 #ifndef VHOSTD_CONF_H
 #define VHOSTD_CONF_H
@@ -15,33 +14,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "port/port.h"
+#include "switch.h"
 #include "usock.h"
 
-#define CONF_PORTS_MAX	64
-#define CONF_QUEUES_MAX	16U	/* queue pairs of a vhost-user port */
-/* Guest memory a vhost-user port may map by default: 1 TiB, so that all
- * CONF_PORTS_MAX ports together stay within half of x86-64's 128 TiB of
- * user address space and no front end can leave another none.
- */
-#define CONF_MAX_MEM_DEFAULT	(1ULL << 40)
+#define CONF_PORTS_MAX	SWITCH_PORTS_MAX
+#define CONF_QUEUES_MAX	PORT_QUEUES_MAX
 /* Measured (doc/performance.md): 50 us of polling cut a 64-byte round
  * trip from ~55 us to ~3 us, and an idle worker still sleeps after it.
  */
 #define CONF_POLL_US_DEFAULT	50
 #define CONF_CPUS_MAX	64	/* entries of a --cpus list */
 #define CONF_CPU_MAX	1023	/* highest CPU number (CPU_SETSIZE - 1) */
-/* Learned MACs a port may own (max-macs=): a guest has one or two, a TAP
- * may front a host bridge.  64 ports at 64 fill at most a table's worth.
- */
-#define CONF_MAX_MACS_VHOST	64
-#define CONF_MAX_MACS_TAP	1024
 /* Flooded frames a port may send per second (flood-rate=): far above
  * what ARP, ND, DHCP and mDNS need, far below what fills a ring.
  */
 #define CONF_FLOOD_RATE_DEFAULT	1000
-#define CONF_NAME_MAX	32
-#define CONF_PATH_MAX	108	/* sun_path */
-#define CONF_IFNAME_MAX	16	/* IFNAMSIZ */
+#define CONF_NAME_MAX	PORT_NAME_MAX
+#define CONF_PATH_MAX	PORT_PATH_MAX
 #define CONF_ALLOW_MAX	USOCK_ALLOW_MAX
 #define CONF_ID_NONE	USOCK_ID_NONE	/* no owner= / group= / --user */
 #define CONF_SOCK_MODE_DEFAULT	USOCK_MODE_DEFAULT
@@ -62,51 +52,6 @@ struct conf_user {
 };
 
 /**
- * struct conf_port - one --port spec
- * @type:	"vhost-user" or "tap"
- * @name:	port name (default: type + index, e.g. "vu0", "tap1")
- * @named:	@name was given (name=), not the default
- * @path:	vhost-user socket path
- * @client:	vhost-user: connect to @path instead of listening
- * @queues:	vhost-user: queue pairs offered (queues=, 1..16,
- *		default 1)
- * @ifname:	tap: interface name
- * @offload:	offer checksum/segmentation offloads (offload=on|off)
- * @direct:	tap: read frames for a guest straight into its buffers
- *		through a steered queue per guest (direct=on|off, default on)
- * @max_mem:	vhost-user: bytes of guest memory the front end may have
- *		vhostd map (max-mem=, default CONF_MAX_MEM_DEFAULT)
- * @max_macs:	MACs the port may own in the MAC table (max-macs=, 0-4096,
- *		0 = learn none; default CONF_MAX_MACS_VHOST / _TAP)
- * @has_mac:	vhost-user: locked to @mac (mac=)
- * @mac:	the only source MAC accepted from the guest, a static entry
- * @flood_rate:	flooded frames per second the port may send (flood-rate=,
- *		0 = no limit; default CONF_FLOOD_RATE_DEFAULT)
- * @flood_burst: bucket depth for @flood_rate (flood-burst=, 0 = default:
- *		storm_default_burst())
- * @sock:	vhost-user server: owner=, group=, mode=, allow-uid=,
- *		allow-gid= of the listening socket
- */
-struct conf_port {
-	char type[CONF_NAME_MAX];
-	char name[CONF_NAME_MAX];
-	bool named;
-	char path[CONF_PATH_MAX];
-	bool client;
-	unsigned int queues;
-	char ifname[CONF_IFNAME_MAX];
-	bool offload;
-	bool direct;
-	uint64_t max_mem;
-	unsigned int max_macs;
-	bool has_mac;
-	uint8_t mac[6];
-	unsigned int flood_rate;
-	unsigned int flood_burst;
-	struct usock_acl sock;
-};
-
-/**
  * struct conf - the whole command line
  * @nports:	ports in @ports
  * @ports:	port specs, in command line order
@@ -123,7 +68,7 @@ struct conf_port {
  */
 struct conf {
 	unsigned int nports;
-	struct conf_port ports[CONF_PORTS_MAX];
+	struct port_spec ports[CONF_PORTS_MAX];
 	char ctl_path[CONF_PATH_MAX];
 	unsigned int workers;
 	uint16_t cpus[CONF_CPUS_MAX];
@@ -140,6 +85,13 @@ struct conf {
 /*
  * conf_parse_port()	parse one spec into @out; on error write a one-line
  *			message to @err (size @errlen) and return -EINVAL.
+ * conf_port_opt()	the field of key @key in a parsed spec, as its
+ *			table types it, or NULL (tests, messages).
+ * conf_port_unique()	the @i-th text value of @s no other port may share
+ *			(PORT_OPT_UNIQUE: a socket path, an ifname), or NULL.
+ * conf_port_clash()	the value @a and @b share, or NULL (with @key).
+ * conf_port_startup_key() a key given in @s that only start-up allows
+ *			(PORT_OPT_STARTUP), or NULL.
  * conf_parse()		parse argv; 0 ok, 1 if --help/--version was printed
  *			(exit 0), -EINVAL with @err set (exit 2).
  * conf_usage()		print --help text to @f.
@@ -157,7 +109,13 @@ struct conf {
  * conf_parse_user()	--user USER[:GROUP], names or numbers.
  */
 int conf_parse_port(const char *spec, unsigned int index,
-		    struct conf_port *out, char *err, size_t errlen);
+		    struct port_spec *out, char *err, size_t errlen);
+const void *conf_port_opt(const struct port_spec *s, const char *key);
+const char *conf_port_unique(const struct port_spec *s, unsigned int i,
+			     const char **key, bool *path);
+const char *conf_port_startup_key(const struct port_spec *s);
+const char *conf_port_clash(const struct port_spec *a,
+			    const struct port_spec *b, const char **key);
 int conf_parse(int argc, char **argv, struct conf *c, char *err,
 	       size_t errlen);
 void conf_usage(void *f);

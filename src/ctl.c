@@ -30,6 +30,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "ctl.h"
 #include "ctl_int.h"
 #include "log.h"

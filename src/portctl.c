@@ -8,11 +8,15 @@
  * control socket's path.  A port without name= gets the first free
  * "vu<N>" from its slot's index up, so a default name never collides.
  *
- * TAP ports are refused: creating or attaching a TAP needs CAP_NET_ADMIN
- * (open of /dev/net/tun, TUNSETIFF), which priv_drop() gave up at the end
- * of start-up in every configuration, and the seccomp filter does not
- * allow TUNSETIFF either.  A vhost-user port needs only what the running
- * daemon keeps (doc/security.md, "Ports added at run time").
+ * A type whose port_ops says why it cannot be added at run time
+ * (@runtime_refused) is refused with that line: TAP, because creating or
+ * attaching a TAP needs CAP_NET_ADMIN (open of /dev/net/tun, TUNSETIFF),
+ * which priv_drop() gave up at the end of start-up in every
+ * configuration, and the seccomp filter does not allow TUNSETIFF either.
+ * A vhost-user port needs only what the running daemon keeps
+ * (doc/security.md, "Ports added at run time").  A spec with a key its
+ * table marks PORT_OPT_STARTUP (dgram's local=/remote=: a UDP socket,
+ * which the seccomp filter forbids) is refused the same way.
  *
  * Removal is switch_port_del(): out of forwarding, workers quiesced,
  * closed, its MACs and counters gone with its slot.  The --state file is
@@ -69,26 +73,31 @@ static unsigned int portctl_free_slot(void)
 }
 
 /**
- * portctl_conflict() - whether @cp shares a name, path or locked MAC with
- *			a port there is, or the control socket's path
+ * portctl_conflict() - whether @cp shares a name, a unique value (path,
+ *			ifname) or locked MAC with a port there is, or
+ *			takes the control socket's path
  * @cp:		parsed spec
  * @ctl_path:	control socket path ("" if none)
  * @err:	the one-line message, on conflict
  * @errlen:	its size
  * Return: 0, or -EEXIST with @err set
  */
-static int portctl_conflict(const struct conf_port *cp, const char *ctl_path,
+static int portctl_conflict(const struct port_spec *cp, const char *ctl_path,
 			    char *err, size_t errlen)
 {
 	unsigned int i, n = switch_port_count();
+	const char *key, *val;
+	bool path;
 
-	if (*cp->path && !strcmp(cp->path, ctl_path)) {
-		snprintf(err, errlen, "port add: path '%s' is the control "
-			 "socket's", cp->path);
-		return -EEXIST;
+	for (i = 0; (val = conf_port_unique(cp, i, &key, &path)); i++) {
+		if (path && !strcmp(val, ctl_path)) {
+			snprintf(err, errlen, "port add: %s '%s' is the "
+				 "control socket's", key, val);
+			return -EEXIST;
+		}
 	}
 	for (i = 0; i < n; i++) {
-		const struct conf_port *o = switch_port_spec(i);
+		const struct port_spec *o = switch_port_spec(i);
 		const struct port *p = switch_port(i);
 
 		if (!o || !p)
@@ -98,9 +107,10 @@ static int portctl_conflict(const struct conf_port *cp, const char *ctl_path,
 				 "in use (port %u)", cp->name, i);
 			return -EEXIST;
 		}
-		if (*cp->path && !strcmp(cp->path, o->path)) {
-			snprintf(err, errlen, "port add: path '%s' is already "
-				 "used by port '%s'", cp->path, p->name);
+		val = conf_port_clash(cp, o, &key);
+		if (val) {
+			snprintf(err, errlen, "port add: %s '%s' is already "
+				 "used by port '%s'", key, val, p->name);
 			return -EEXIST;
 		}
 		if (cp->has_mac && o->has_mac &&
@@ -121,15 +131,17 @@ static int portctl_conflict(const struct conf_port *cp, const char *ctl_path,
  * @cp:		parsed spec without name=; its name is replaced
  * @slot:	the slot it will take
  */
-static void portctl_default_name(struct conf_port *cp, unsigned int slot)
+static void portctl_default_name(struct port_spec *cp, unsigned int slot)
 {
+	const struct port_ops *ops = port_ops_find(cp->type);
 	unsigned int k;
 
 	/* At most SWITCH_PORTS_MAX names are taken: one of as many + 1
 	 * candidates is free.
 	 */
 	for (k = slot; k <= slot + SWITCH_PORTS_MAX; k++) {
-		snprintf(cp->name, sizeof(cp->name), "vu%u", k);
+		snprintf(cp->name, sizeof(cp->name), "%s%u",
+			 ops ? ops->name_prefix : "port", k);
 		if (portctl_find(cp->name) < 0)
 			return;
 	}
@@ -145,7 +157,8 @@ static void portctl_default_name(struct conf_port *cp, unsigned int slot)
  * @errlen:	its size
  *
  * Return: the new port's index (SWITCH_PORTS_MAX if not @apply), or
- *	   -errno with @err set: -EINVAL bad spec, -EPERM a TAP, -EEXIST a
+ *	   -errno with @err set: -EINVAL bad spec, -EPERM a type that
+ *	   cannot be added at run time (TAP), -EEXIST a
  *	   name, path or MAC taken, -ENOSPC table full, else what the
  *	   port's open returned
  * Context: control thread, workers running
@@ -154,7 +167,10 @@ int portctl_add(const char *spec, const char *ctl_path, bool apply,
 		char *name, char *err, size_t errlen)
 {
 	unsigned int slot = portctl_free_slot();
-	struct conf_port cp;
+	const struct port_ops *ops;
+	const char *what, *key;
+	struct port_spec cp;
+	bool path;
 	int rc;
 
 	if (conf_parse_port(spec, slot, &cp, err, errlen) < 0) {
@@ -167,10 +183,16 @@ int portctl_add(const char *spec, const char *ctl_path, bool apply,
 		snprintf(err, errlen, "%s", msg);
 		return -EINVAL;
 	}
-	if (!strcmp(cp.type, "tap")) {
-		snprintf(err, errlen, "port add: tap ports need privileges "
-			 "vhostd dropped at start-up; add them on the command "
-			 "line");
+	ops = port_ops_find(cp.type);	/* found: the spec parsed */
+	if (ops && ops->runtime_refused) {
+		snprintf(err, errlen, "port add: %s", ops->runtime_refused);
+		return -EPERM;
+	}
+	key = conf_port_startup_key(&cp);
+	if (key) {
+		snprintf(err, errlen, "port add: %s ports with %s= need what "
+			 "vhostd gives up at start-up (a network socket); add "
+			 "them on the command line", cp.type, key);
 		return -EPERM;
 	}
 	if (slot >= SWITCH_PORTS_MAX) {
@@ -187,14 +209,18 @@ int portctl_add(const char *spec, const char *ctl_path, bool apply,
 	if (!apply)
 		return SWITCH_PORTS_MAX;
 
+	/* What names the port to the user: its path, its ifname. */
+	what = conf_port_unique(&cp, 0, &key, &path);
+	if (!what)
+		what = cp.type;
 	rc = switch_port_add(&cp);
 	if (rc < 0) {
 		snprintf(err, errlen, "port add: '%s': cannot open %s: %s",
-			 cp.name, cp.path, strerror(-rc));
+			 cp.name, what, strerror(-rc));
 		return rc;
 	}
 	info("ctl: port %s (%s %s) added, index %d", cp.name, cp.type,
-	     cp.path, rc);
+	     what, rc);
 	return rc;
 }
 

@@ -86,7 +86,7 @@ static struct switch_ctx {
 	unsigned int nports;
 	struct fdb fdb;
 	struct switch_l2 l2[SWITCH_PORTS_MAX];
-	struct conf_port spec[SWITCH_PORTS_MAX];
+	struct port_spec spec[SWITCH_PORTS_MAX];
 } sw;
 
 /**
@@ -134,7 +134,7 @@ void switch_init(uint32_t age_s)
  * Return: 0 or -errno from fdb_static_add()
  * Context: control thread, before the port is in use
  */
-static int switch_l2_init(unsigned int idx, const struct conf_port *spec)
+static int switch_l2_init(unsigned int idx, const struct port_spec *spec)
 {
 	struct switch_l2 *l2 = &sw.l2[idx];
 
@@ -171,7 +171,7 @@ static void switch_l2_fini(unsigned int idx)
  *	   -EINVAL: unknown type, or what the type's open returned)
  * Context: control thread
  */
-int switch_port_add(const struct conf_port *spec)
+int switch_port_add(const struct port_spec *spec)
 {
 	const struct port_ops *ops = port_ops_find(spec->type);
 	struct port *p = NULL;
@@ -294,7 +294,7 @@ struct port *switch_port(unsigned int idx)
  * Return: the spec, or NULL if @idx is out of range or free
  * Context: control thread
  */
-const struct conf_port *switch_port_spec(unsigned int idx)
+const struct port_spec *switch_port_spec(unsigned int idx)
 {
 	return switch_port(idx) ? &sw.spec[idx] : NULL;
 }

@@ -13,11 +13,10 @@
 
 #include <stdint.h>
 
-#include "conf.h"
 #include "fdb.h"
 #include "port/port.h"
 
-#define SWITCH_PORTS_MAX	CONF_PORTS_MAX
+#define SWITCH_PORTS_MAX	64
 #define SWITCH_BURST		PORT_BURST	/* frames per burst and per xmit */
 
 /*
@@ -41,11 +40,11 @@
  * switch_fini()	close every port (control, shutdown).
  */
 void switch_init(uint32_t age_s);
-int switch_port_add(const struct conf_port *spec);
+int switch_port_add(const struct port_spec *spec);
 void switch_port_del(unsigned int idx);
 void switch_set_up(struct port *p, bool up);
 struct port *switch_port(unsigned int idx);
-const struct conf_port *switch_port_spec(unsigned int idx);
+const struct port_spec *switch_port_spec(unsigned int idx);
 unsigned int switch_port_count(void);
 void switch_forward(struct port *src, struct pkt *const *pkts,
 		    unsigned int n);

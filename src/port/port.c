@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* port.c - the registry of port types
  *
- * Port types are listed here once; conf.c checks a spec's type against
- * the same names through port_ops_find().
+ * Port types are listed here once, one line each in PORT_TYPES; conf.c
+ * checks a spec's type against the same names through port_ops_find()
+ * and parses its keys from the type's own option table (port.h).  A new
+ * type is its file under src/port/ and one line in PORT_TYPES.
  */
 #include <string.h>
 
@@ -14,9 +16,20 @@
  */
 const struct port_host *port_host;
 
+/* X(ops): every port type, in the order --help and errors list them;
+ * each line ends in a backslash, so a new type is one added line.
+ */
+#define PORT_TYPES(X)							\
+	X(port_vhost_ops)						\
+	X(port_tap_ops)							\
+	/* end of PORT_TYPES */
+
+#define PORT_TYPE_DECL(ops)	extern const struct port_ops ops;
+#define PORT_TYPE_REF(ops)	&ops,
+PORT_TYPES(PORT_TYPE_DECL)
+
 static const struct port_ops *const port_types[] = {
-	&port_vhost_ops,
-	&port_tap_ops,
+	PORT_TYPES(PORT_TYPE_REF)
 };
 
 /**
@@ -33,4 +46,15 @@ const struct port_ops *port_ops_find(const char *type)
 		if (!strcmp(port_types[i]->type, type))
 			return port_types[i];
 	return NULL;
+}
+
+/**
+ * port_ops_at() - the registered types, one by one
+ * @i:		index, from 0
+ *
+ * Return: the @i-th type's ops, or NULL past the last
+ */
+const struct port_ops *port_ops_at(unsigned int i)
+{
+	return i < ARRAY_SIZE(port_types) ? port_types[i] : NULL;
 }

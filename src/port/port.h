@@ -12,17 +12,176 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 
 #include "../net/pkt.h"
-#include "../conf.h"
 #include "../log.h"
 #include "../stats.h"
+#include "../usock.h"
 
 /* Frames per burst: per rx_burst, per xmit. */
 #define PORT_BURST	32
 
+#define PORT_NAME_MAX	32	/* a port's name, a type's name, with NUL */
+#define PORT_PATH_MAX	108	/* sun_path */
+#define PORT_IFNAME_MAX	16	/* IFNAMSIZ */
+#define PORT_OPTS_SIZE	512	/* room for a type's options (opts_size) */
+#define PORT_QUEUES_MAX	16U	/* queue pairs of one port */
+/* Learned MACs a port may own by default (max-macs=): a guest has one or
+ * two.  64 ports at 64 fill at most a table's worth.
+ */
+#define PORT_MAX_MACS_DEFAULT	64
+
 struct port;
+
+/**
+ * DOC: Theory of Operation - port specs and option tables
+ *
+ * A port is made from a spec, "TYPE,KEY=VALUE,..." as QEMU writes its
+ * -netdev options.  The keys every type has (name=, max-macs=,
+ * flood-rate=, flood-burst=) are read by the switch and live in struct
+ * port_spec; a type's own keys are declared by the type, in a table of
+ * struct port_opt in its port_ops (@opts), each naming a field of the
+ * type's own options struct (@opts_size bytes, kept in @port_spec.opts)
+ * by offset.  conf.c parses every spec against the common table plus the
+ * type's, with no knowledge of any type: unknown, repeated, missing or
+ * malformed keys are one line naming the key and the spec.  A type's
+ * table may also name a field of struct port_spec itself
+ * (PORT_OPT_COMMON): that is how vhost-user takes mac= and how TAP sets
+ * its own default for max-macs=.  The type's open() reads its options
+ * from port_spec_opts().
+ */
+
+/**
+ * enum port_opt_type - how a key's value is written and stored
+ * @PORT_OPT_STR:	text, stored NUL-terminated in a char[@size]
+ * @PORT_OPT_NAME:	text of [A-Za-z0-9_.-] only, as PORT_OPT_STR
+ * @PORT_OPT_IFNAME:	a network interface name (dev_valid_name()), as
+ *			PORT_OPT_STR
+ * @PORT_OPT_PATH:	a filesystem path, as PORT_OPT_STR; with
+ *			PORT_OPT_UNIQUE also never the control socket's
+ * @PORT_OPT_BOOL:	on|off, a bool (@def: 0 or 1); with PORT_OPT_BARE
+ *			the key alone means on
+ * @PORT_OPT_UINT:	decimal in [@min, @max], an unsigned int (@def)
+ * @PORT_OPT_SIZE:	bytes, with an optional K, M, G or T (1024-based),
+ *			non-zero, a uint64_t (@def)
+ * @PORT_OPT_MAC:	a unicast station address aa:bb:cc:dd:ee:ff, a
+ *			uint8_t[6] left zero when not given
+ * @PORT_OPT_ADDR:	a numeric IPv4 HOST:PORT or [IPv6]:PORT, a union
+ *			port_addr (family AF_UNSPEC when not given)
+ * @PORT_OPT_ACL:	one key of a listening socket's struct usock_acl:
+ *			the key is owner, group, mode, allow-uid or
+ *			allow-gid; users and groups are resolved at parse
+ *			time
+ */
+enum port_opt_type {
+	PORT_OPT_STR,
+	PORT_OPT_NAME,
+	PORT_OPT_IFNAME,
+	PORT_OPT_PATH,
+	PORT_OPT_BOOL,
+	PORT_OPT_UINT,
+	PORT_OPT_SIZE,
+	PORT_OPT_MAC,
+	PORT_OPT_ADDR,
+	PORT_OPT_ACL,
+};
+
+/* struct port_opt @flags */
+#define PORT_OPT_REQUIRED	0x1U	/* a spec without the key is refused */
+#define PORT_OPT_BARE		0x2U	/* a bool key may stand alone: on */
+#define PORT_OPT_UNIQUE		0x4U	/* no two ports have the same value
+					 * of keys of this name (text types)
+					 */
+#define PORT_OPT_COMMON		0x8U	/* @off is into struct port_spec */
+#define PORT_OPT_STARTUP	0x10U	/* given, the port needs what only
+					 * start-up has (a network socket
+					 * under the sandbox): refused at
+					 * run time (ctl "port add")
+					 */
+
+/**
+ * struct port_opt - one key of a port type's spec
+ * @key:	the key, as written in a spec
+ * @type:	value syntax and storage (enum port_opt_type)
+ * @flags:	PORT_OPT_*
+ * @off:	offset of the field in the type's options struct (or in
+ *		struct port_spec with PORT_OPT_COMMON)
+ * @size:	the field's size (PORT_OPT_AT())
+ * @min:	PORT_OPT_UINT: lowest value
+ * @max:	PORT_OPT_UINT: highest value
+ * @def:	default of PORT_OPT_BOOL, _UINT, _SIZE (others: zero)
+ * @help:	one line for --help and the manual: "VALUE: what it does"
+ */
+struct port_opt {
+	const char *key;
+	enum port_opt_type type;
+	unsigned int flags;
+	uint32_t off;
+	uint32_t size;
+	uint64_t min;
+	uint64_t max;
+	uint64_t def;
+	const char *help;
+};
+
+/* PORT_OPT_AT() - @off and @size of field @f of struct type @st */
+#define PORT_OPT_AT(st, f)						\
+	.off = offsetof(st, f), .size = sizeof(((st *)0)->f)
+
+/**
+ * union port_addr - a PORT_OPT_ADDR value
+ * @sa:		family (AF_UNSPEC: not given)
+ * @in4:	AF_INET
+ * @in6:	AF_INET6
+ */
+union port_addr {
+	struct sockaddr sa;
+	struct sockaddr_in in4;
+	struct sockaddr_in6 in6;
+};
+
+/**
+ * struct port_spec - one port's spec, parsed (conf.c)
+ * @type:	the type's name (struct port_ops @type)
+ * @name:	port name (name=; default: the type's @name_prefix and the
+ *		port's index)
+ * @named:	@name was given, not the default
+ * @max_macs:	MACs the port may own in the MAC table (max-macs=, 0 =
+ *		learn none)
+ * @mac:	the only source MAC accepted from the port, a static MAC
+ *		table entry (mac=, for types that take it)
+ * @has_mac:	@mac was given
+ * @flood_rate:	flooded frames per second the port may send (flood-rate=,
+ *		0 = no limit)
+ * @flood_burst: bucket depth for @flood_rate (flood-burst=, 0 = default)
+ * @given:	bit i: the type's @opts[i] was in the spec
+ * @opts:	the type's options struct, @ops->opts_size bytes
+ */
+struct port_spec {
+	char type[PORT_NAME_MAX];
+	char name[PORT_NAME_MAX];
+	bool named;
+	unsigned int max_macs;
+	uint8_t mac[6];
+	bool has_mac;
+	unsigned int flood_rate;
+	unsigned int flood_burst;
+	uint32_t given;
+	_Alignas(16) unsigned char opts[PORT_OPTS_SIZE];
+};
+
+/**
+ * port_spec_opts() - a spec's type-specific options
+ * @spec:	parsed spec
+ * Return: the type's options struct (struct port_ops @opts_size bytes)
+ */
+static inline const void *port_spec_opts(const struct port_spec *spec)
+{
+	return spec->opts;
+}
 
 /**
  * enum port_src_kind - how a source queue's fd tells a worker of work
@@ -92,7 +251,17 @@ struct port_peer {
 /**
  * struct port_ops - a port type
  * @type:	name used in --port specs ("vhost-user", "tap")
+ * @name_prefix: default port name, before the port's index ("vu")
  * @priv_size:	bytes of per-port private state (port->priv)
+ * @opts:	the type's spec keys, @n_opts of them (see the DOC above)
+ * @n_opts:	entries in @opts (at most 32)
+ * @opts_size:	bytes of the type's options struct, <= PORT_OPTS_SIZE
+ * @check:	conf.c, after every key parsed: NULL if the options go
+ *		together, else what is wrong, one phrase for the error line.
+ *		@given has bit i set if @opts[i] was in the spec.  May be
+ *		NULL
+ * @runtime_refused: NULL if a port of this type can be added at run
+ *		time (ctl "port add"), else why not, one phrase
  * @open:	create the port from @spec (control thread, start-up or
  *		ctl).  Return 0 or -errno; on failure nothing is left open.
  *		Source queues are handed to the workers with port_src_add().
@@ -152,8 +321,14 @@ struct port_peer {
  */
 struct port_ops {
 	const char *type;
+	const char *name_prefix;
 	unsigned int priv_size;
-	int (*open)(struct port *p, const struct conf_port *spec);
+	const struct port_opt *opts;
+	unsigned int n_opts;
+	unsigned int opts_size;
+	const char *(*check)(const void *opts, uint32_t given);
+	const char *runtime_refused;
+	int (*open)(struct port *p, const struct port_spec *spec);
 	void (*close)(struct port *p);
 	unsigned int (*xmit)(struct port *p, struct pkt *const *pkts,
 			     unsigned int n);
@@ -215,7 +390,7 @@ struct port {
 	unsigned int idx;
 	bool in_use;
 	bool up;
-	char name[CONF_NAME_MAX];
+	char name[PORT_NAME_MAX];
 	const struct port_ops *ops;
 	struct port_stats stats[STATS_SLOTS];
 	struct log_src log;
@@ -235,7 +410,13 @@ static inline struct port_stats *port_ctr(struct port *p)
 extern const struct port_ops port_vhost_ops;
 extern const struct port_ops port_tap_ops;
 
+/*
+ * port_ops_find()	the type named @type, or NULL.
+ * port_ops_at()	the @i-th registered type, or NULL past the last
+ *			(for listing them: errors, --help).
+ */
 const struct port_ops *port_ops_find(const char *type);
+const struct port_ops *port_ops_at(unsigned int i);
 
 /* port_src_add() - see struct port_host: a worker number, or -errno
  * (-ENODEV with no host: nothing runs ports' queues, e.g. unit tests)

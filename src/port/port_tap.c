@@ -367,16 +367,49 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 		stats_add(&port_ctr(p)->steer_syncs, 1);
 }
 
+/* Learned MACs a TAP may own by default: it may front a host bridge. */
+#define TAP_MAX_MACS_DEFAULT	1024
+
+/**
+ * struct tap_opts - a TAP port's own spec keys
+ * @ifname:	ifname= the interface ("%d" templates allowed)
+ * @offload:	offload= offer checksum/segmentation offloads
+ * @direct:	direct= read frames for a guest into its buffers
+ */
+struct tap_opts {
+	char ifname[IFNAMSIZ];
+	bool offload;
+	bool direct;
+};
+
+static const struct port_opt tap_opts[] = {
+	{ .key = "ifname", .type = PORT_OPT_IFNAME,
+	  .flags = PORT_OPT_REQUIRED | PORT_OPT_UNIQUE,
+	  PORT_OPT_AT(struct tap_opts, ifname),
+	  .help = "IF: the TAP interface, created or attached" },
+	{ .key = "offload", .type = PORT_OPT_BOOL,
+	  PORT_OPT_AT(struct tap_opts, offload), .def = 1,
+	  .help = "on|off: offer checksum/TSO/USO offloads" },
+	{ .key = "direct", .type = PORT_OPT_BOOL,
+	  PORT_OPT_AT(struct tap_opts, direct), .def = 1,
+	  .help = "on|off: read frames for a guest into its buffers" },
+	{ .key = "max-macs", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, max_macs), .max = 4096,
+	  .def = TAP_MAX_MACS_DEFAULT,
+	  .help = "N: MACs it may have learned at once" },
+};
+
 /**
  * tap_open() - create or attach the TAP interface and start polling it
  * @p:		port, priv zeroed
- * @spec:	--port spec (@spec->ifname; "%d" templates allowed)
+ * @ps:		port spec (its ifname= may hold a "%d" template)
  * Return: 0 or -errno, with a log line naming the interface
  *
  * Context: control thread.
  */
-static int tap_open(struct port *p, const struct conf_port *spec)
+static int tap_open(struct port *p, const struct port_spec *ps)
 {
+	const struct tap_opts *spec = port_spec_opts(ps);
 	struct tap_priv *t = p->priv;
 	int hdr_len = TAP_VNET_HDR_LEN;
 	struct ifreq ifr;
@@ -801,7 +834,13 @@ static const struct stats_table *const tap_counters[] = {
 
 const struct port_ops port_tap_ops = {
 	.type		= "tap",
+	.name_prefix	= "tap",
 	.priv_size	= sizeof(struct tap_priv),
+	.opts		= tap_opts,
+	.n_opts		= ARRAY_SIZE(tap_opts),
+	.opts_size	= sizeof(struct tap_opts),
+	.runtime_refused = "tap ports need privileges vhostd dropped at "
+			   "start-up; add them on the command line",
 	.open		= tap_open,
 	.close		= tap_close,
 	.xmit		= tap_xmit,

@@ -48,8 +48,85 @@
 
 static void port_vhost_on_conn(void *opaque, int fd, uint32_t events);
 
-_Static_assert(CONF_QUEUES_MAX == VU_MAX_QUEUE_PAIRS,
+_Static_assert(PORT_QUEUES_MAX == VU_MAX_QUEUE_PAIRS,
 	       "queues= must allow what the vhost layer can hold");
+
+/* Guest memory a vhost-user port may map by default: 1 TiB, so that all
+ * 64 ports together stay within half of x86-64's 128 TiB of user address
+ * space and no front end can leave another none.
+ */
+#define PORT_VHOST_MAX_MEM_DEFAULT	(1ULL << 40)
+
+/**
+ * struct port_vhost_opts - a vhost-user port's own spec keys
+ * @path:	path= the unix socket
+ * @client:	client: connect to @path instead of listening on it
+ * @queues:	queues= queue pairs offered, 1..PORT_QUEUES_MAX
+ * @offload:	offload= offer checksum/segmentation offloads
+ * @max_mem:	max-mem= guest memory the front end may have vhostd map
+ * @sock:	owner=, group=, mode=, allow-uid=, allow-gid= of the
+ *		listening socket
+ */
+struct port_vhost_opts {
+	char path[PORT_PATH_MAX];
+	bool client;
+	unsigned int queues;
+	bool offload;
+	uint64_t max_mem;
+	struct usock_acl sock;
+};
+
+#define PV_OPT(f)	PORT_OPT_AT(struct port_vhost_opts, f)
+
+static const struct port_opt port_vhost_opts[] = {
+	{ .key = "path", .type = PORT_OPT_PATH, PV_OPT(path),
+	  .flags = PORT_OPT_REQUIRED | PORT_OPT_UNIQUE,
+	  .help = "SOCK: unix socket for QEMU's -chardev socket" },
+	{ .key = "client", .type = PORT_OPT_BOOL, .flags = PORT_OPT_BARE,
+	  PV_OPT(client),
+	  .help = "connect to SOCK (QEMU: server=on), not listen" },
+	{ .key = "queues", .type = PORT_OPT_UINT, PV_OPT(queues), .min = 1,
+	  .max = PORT_QUEUES_MAX, .def = 1,
+	  .help = "N: queue pairs (QEMU: queues=N, mq=on)" },
+	{ .key = "offload", .type = PORT_OPT_BOOL, PV_OPT(offload), .def = 1,
+	  .help = "on|off: offer checksum/TSO/USO offloads" },
+	{ .key = "max-mem", .type = PORT_OPT_SIZE, PV_OPT(max_mem),
+	  .def = PORT_VHOST_MAX_MEM_DEFAULT,
+	  .help = "SIZE: guest memory vhostd may map (K, M, G, T; 1T)" },
+	{ .key = "mac", .type = PORT_OPT_MAC, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, mac),
+	  .help = "MAC: the guest's; other source MACs are dropped" },
+	{ .key = "owner", .type = PORT_OPT_ACL, PV_OPT(sock),
+	  .help = "USER: owner of the socket file" },
+	{ .key = "group", .type = PORT_OPT_ACL, PV_OPT(sock),
+	  .help = "GROUP: group of the socket file" },
+	{ .key = "mode", .type = PORT_OPT_ACL, PV_OPT(sock),
+	  .help = "MODE: permissions of the socket file (default 0660)" },
+	{ .key = "allow-uid", .type = PORT_OPT_ACL, PV_OPT(sock),
+	  .help = "U[:U]...: only peers with one of these uids" },
+	{ .key = "allow-gid", .type = PORT_OPT_ACL, PV_OPT(sock),
+	  .help = "G[:G]...: only peers with one of these gids" },
+};
+
+_Static_assert(sizeof(struct port_vhost_opts) <= PORT_OPTS_SIZE,
+	       "vhost-user options fit a port spec");
+
+/**
+ * port_vhost_check() - keys that do not go together (port_ops @check)
+ * @opts:	struct port_vhost_opts, parsed
+ * @given:	bit i: port_vhost_opts[i] was given
+ * Return: NULL, or what is wrong
+ */
+static const char *port_vhost_check(const void *opts, uint32_t given)
+{
+	const struct port_vhost_opts *o = opts;
+
+	/* owner= .. allow-gid= are the last five entries */
+	if (o->client && given >> (ARRAY_SIZE(port_vhost_opts) - 5))
+		return "owner, group, mode, allow-uid and allow-gid are for a "
+		       "socket vhostd listens on, not with 'client'";
+	return NULL;
+}
 
 /* ---- control: queues starting and stopping ---------------------------- */
 
@@ -283,7 +360,7 @@ static int port_vhost_connect(struct port_vhost *pv)
  */
 static void port_vhost_mkdir_parent(const char *path)
 {
-	char dir[CONF_PATH_MAX];
+	char dir[PORT_PATH_MAX];
 	char *s;
 
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -357,8 +434,9 @@ static int port_vhost_listen(struct port_vhost *pv)
  * @spec:	--port spec
  * Return: 0 or -errno
  */
-static int port_vhost_open(struct port *p, const struct conf_port *spec)
+static int port_vhost_open(struct port *p, const struct port_spec *spec)
 {
+	const struct port_vhost_opts *o = port_spec_opts(spec);
 	struct port_vhost *pv = p->priv;
 	int rc;
 
@@ -366,8 +444,8 @@ static int port_vhost_open(struct port *p, const struct conf_port *spec)
 
 	pv->port = p;
 	pv->listen_fd = -1;
-	pv->client = spec->client;
-	pv->pairs = MAX(1U, MIN(spec->queues, (unsigned int)VU_MAX_QUEUE_PAIRS));
+	pv->client = o->client;
+	pv->pairs = MAX(1U, MIN(o->queues, (unsigned int)VU_MAX_QUEUE_PAIRS));
 	pv->txq = calloc(pv->pairs, sizeof(*pv->txq));
 	pv->rxq = calloc(pv->pairs, sizeof(*pv->rxq));
 	if (!pv->txq || !pv->rxq) {
@@ -375,16 +453,16 @@ static int port_vhost_open(struct port *p, const struct conf_port *spec)
 		free(pv->rxq);
 		return -ENOMEM;
 	}
-	snprintf(pv->path, sizeof(pv->path), "%s", spec->path);
-	if (!spec->offload)
+	snprintf(pv->path, sizeof(pv->path), "%s", o->path);
+	if (!o->offload)
 		features &= ~(PORT_VHOST_HOST_OFFLOADS |
 			      PORT_VHOST_GUEST_OFFLOADS);
 	if (pv->pairs > 1)
 		features |= PV_FEAT(VIRTIO_NET_F_MQ);
 	vu_dev_init(&pv->dev, p->name, features, &port_vhost_dev_ops, pv);
 	pv->dev.pairs = pv->pairs;
-	pv->dev.mem.limit = spec->max_mem;
-	pv->sock = spec->sock;
+	pv->dev.mem.limit = o->max_mem;
+	pv->sock = o->sock;
 	pv->dev.log = &p->log;	/* one rate limit for the port's lines */
 
 	if (pv->client) {
@@ -538,7 +616,12 @@ static void port_vhost_peer(const struct port *p, struct port_peer *pp)
 
 const struct port_ops port_vhost_ops = {
 	.type = "vhost-user",
+	.name_prefix = "vu",
 	.priv_size = sizeof(struct port_vhost),
+	.opts = port_vhost_opts,
+	.n_opts = ARRAY_SIZE(port_vhost_opts),
+	.opts_size = sizeof(struct port_vhost_opts),
+	.check = port_vhost_check,
 	.open = port_vhost_open,
 	.close = port_vhost_close,
 	.xmit = port_vhost_xmit,

@@ -162,7 +162,7 @@ static inline void port_vhost_q_count(uint64_t *packets, uint64_t *bytes,
 struct port_vhost {
 	struct vu_dev dev;
 	struct port *port;
-	char path[CONF_PATH_MAX];
+	char path[PORT_PATH_MAX];
 	bool client;
 	int listen_fd;
 	struct usock_acl sock;

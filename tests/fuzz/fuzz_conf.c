@@ -35,16 +35,36 @@ static void check_err(const char *err)
  * check_port() - a parsed spec holds what the parser promises
  * @p:		spec
  */
-static void check_port(const struct conf_port *p)
+static void check_port(const struct port_spec *p)
 {
-	bool vhost = !strcmp(p->type, "vhost-user");
+	const struct port_ops *ops = port_ops_find(p->type);
+	unsigned int i;
 
-	if (!vhost && strcmp(p->type, "tap"))
+	if (!ops || !p->name[0])
 		abort();
-	if (!p->name[0] || (vhost && !p->path[0]) || (!vhost && !p->ifname[0]))
-		abort();
-	if (!p->queues || !p->max_mem)
-		abort();
+	/* Every key of the type's table: required text there, numbers in
+	 * their range (or the default), sizes non-zero.
+	 */
+	for (i = 0; i < ops->n_opts; i++) {
+		const struct port_opt *o = &ops->opts[i];
+		const void *f = conf_port_opt(p, o->key);
+
+		if (!f)
+			abort();
+		if ((o->flags & PORT_OPT_REQUIRED) &&
+		    (o->type == PORT_OPT_STR || o->type == PORT_OPT_PATH ||
+		     o->type == PORT_OPT_IFNAME || o->type == PORT_OPT_NAME) &&
+		    !*(const char *)f)
+			abort();
+		if (o->type == PORT_OPT_UINT &&
+		    *(const unsigned int *)f != o->def &&
+		    (*(const unsigned int *)f < o->min ||
+		     *(const unsigned int *)f > o->max))
+			abort();
+		if (o->type == PORT_OPT_SIZE && o->def &&
+		    !*(const uint64_t *)f)
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -52,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct conf c;
 	char *argv[FUZZ_ARGS + 2] = { "vhostd" };
 	char err[256], *buf;
-	struct conf_port p;
+	struct port_spec p;
 	unsigned int i;
 	int argc = 1, rc;
 	size_t off = 0;

@@ -66,7 +66,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(fz_path, sizeof(fz_path), "%s/state", fz_dir);
 	switch_init(300);
 	for (i = 0; i < FZ_PORTS; i++) {
-		struct conf_port p;
+		struct port_spec p;
 		char spec[160], err[256];
 
 		snprintf(spec, sizeof(spec), "vhost-user,path=%s/p%u.sock,"

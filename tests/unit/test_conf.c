@@ -45,6 +45,38 @@ struct spec_case {
 
 #define BAD(s, e)	{ .spec = (s), .err = (e) }
 
+/* A key's value in a parsed spec, through the type's table; what a type
+ * without the key would mean (@none) otherwise.
+ */
+static const char *opt_str(const struct port_spec *p, const char *key)
+{
+	const char *v = conf_port_opt(p, key);
+
+	return v ? v : "";
+}
+
+static bool opt_bool(const struct port_spec *p, const char *key, bool none)
+{
+	const bool *v = conf_port_opt(p, key);
+
+	return v ? *v : none;
+}
+
+static unsigned int opt_uint(const struct port_spec *p, const char *key,
+			     unsigned int none)
+{
+	const unsigned int *v = conf_port_opt(p, key);
+
+	return v ? *v : none;
+}
+
+static uint64_t opt_size(const struct port_spec *p, const char *key)
+{
+	const uint64_t *v = conf_port_opt(p, key);
+
+	return v ? *v : 0;
+}
+
 static const struct spec_case spec_cases[] = {
 	/* good */
 	{ "vhost-user,path=/run/vm1.sock", NULL, "vhost-user", "vu3",
@@ -94,7 +126,7 @@ static const struct spec_case spec_cases[] = {
 	BAD("vhost-user,=x,path=/s", "empty key"),
 	BAD("vhost-user,path=/s,path=/t", "given twice"),
 	BAD("vhost-user,path=" P108, "path too long"),
-	BAD("vhost-user,path=/s,queues=17", "at most 16 queue pairs"),
+	BAD("vhost-user,path=/s,queues=17", "out of range (1-16)"),
 	BAD("vhost-user,path=/s,queues=0", "out of range"),
 	BAD("vhost-user,path=/s,queues=1x", "not a number"),
 	BAD("vhost-user,path=/s,queues=-1", "not a number"),
@@ -122,6 +154,28 @@ static const struct spec_case spec_cases[] = {
 	BAD("tap,ifname=..", "not a valid interface name"),
 	BAD("tap,ifname=a:1", "not a valid interface name"),
 	BAD("tap,ifname=x,name=", "empty value for 'name'"),
+	/* the generic parser's every way out (port.h's option tables) */
+	BAD("vhost", "unknown port type 'vhost' (vhost-user"),
+	BAD("vhost-user,path=/s,client,client", "key 'client' given twice"),
+	BAD("vhost-user,path=/s,client=on,client=off", "given twice"),
+	BAD("vhost-user,path=/s,name=a,name=b", "key 'name' given twice"),
+	BAD("tap,ifname=t,max-macs=1,max-macs=2", "'max-macs' given twice"),
+	BAD("vhost-user,path=/s,max-mem", "key 'max-mem' needs a value"),
+	BAD("vhost-user,path=/s,mac", "key 'mac' needs a value"),
+	BAD("vhost-user,path=/s,mode", "key 'mode' needs a value"),
+	BAD("vhost-user,path=/s,flood-rate", "'flood-rate' needs a value"),
+	BAD("vhost-user,path=/s,client,mode=0600", "not with 'client'"),
+	BAD("vhost-user,path=/s,client,allow-uid=0", "not with 'client'"),
+	BAD("vhost-user,path=/s,offload=", "empty value for 'offload'"),
+	BAD("vhost-user,path=/s,flood-burst=10000001",
+	    "flood-burst '10000001' out of range (1-10000000)"),
+	BAD("tap,ifname=t,max-macs=4097", "max-macs '4097' out of range "
+	    "(0-4096)"),
+	BAD("tap,ifname=t,queues=2", "unknown key 'queues'"),
+	BAD("tap,ifname=t,max-mem=1G", "unknown key 'max-mem'"),
+	BAD("tap,ifname=t,mode=0600", "unknown key 'mode'"),
+	BAD("vhost-user,path=/s,mode=999", "mode"),
+	BAD("vhost-user,path=/s,owner=no-such-user-here", "owner"),
 	/* quoted back, but never as a second line or a terminal escape */
 	BAD("v\nx", "unknown port type 'v?x'"),
 	BAD("vhost-user,path=/s,name=a\033[2J", "'a?[2J' may only"),
@@ -133,7 +187,7 @@ static void test_port_specs(void **state)
 
 	for (i = 0; i < sizeof(spec_cases) / sizeof(spec_cases[0]); i++) {
 		const struct spec_case *t = &spec_cases[i];
-		struct conf_port p;
+		struct port_spec p;
 		char err[256] = "";
 		int r;
 
@@ -144,12 +198,15 @@ static void test_port_specs(void **state)
 					 err);
 			assert_string_equal(p.type, t->type);
 			assert_string_equal(p.name, t->name);
-			assert_string_equal(p.path, t->path);
-			assert_string_equal(p.ifname, t->ifname);
-			assert_int_equal(p.client, t->client);
-			assert_int_equal(p.offload, !t->no_offload);
-			assert_int_equal(p.direct, !t->no_direct);
-			assert_int_equal(p.queues, 1);
+			assert_string_equal(opt_str(&p, "path"), t->path);
+			assert_string_equal(opt_str(&p, "ifname"), t->ifname);
+			assert_int_equal(opt_bool(&p, "client", false),
+					 t->client);
+			assert_int_equal(opt_bool(&p, "offload", true),
+					 !t->no_offload);
+			assert_int_equal(opt_bool(&p, "direct", true),
+					 !t->no_direct);
+			assert_int_equal(opt_uint(&p, "queues", 1), 1);
 			continue;
 		}
 		if (r != -EINVAL)
@@ -186,20 +243,20 @@ static void test_l2_keys(void **state)
 		"vhost-user,path=/s,mac=02:00:00:00:00:01,mac=02:00:00:00:00:01",
 		"given twice",
 	};
-	struct conf_port p;
+	struct port_spec p;
 	char err[256];
 	unsigned int i;
 
 	(void)state;
 	assert_int_equal(conf_parse_port("vhost-user,path=/s", 0, &p, err,
 					 sizeof(err)), 0);
-	assert_int_equal(p.max_macs, CONF_MAX_MACS_VHOST);
+	assert_int_equal(p.max_macs, PORT_MAX_MACS_DEFAULT);
 	assert_int_equal(p.flood_rate, CONF_FLOOD_RATE_DEFAULT);
 	assert_int_equal(p.flood_burst, 0);
 	assert_false(p.has_mac);
 	assert_int_equal(conf_parse_port("tap,ifname=t", 0, &p, err,
 					 sizeof(err)), 0);
-	assert_int_equal(p.max_macs, CONF_MAX_MACS_TAP);
+	assert_int_equal(p.max_macs, 1024);	/* TAP's own default */
 	assert_int_equal(conf_parse_port("vhost-user,path=/s,mac=52:54:00:Ab:"
 					 "cD:ef,max-macs=0,flood-rate=0,"
 					 "flood-burst=7", 0, &p, err,
@@ -252,20 +309,20 @@ static void test_max_mem(void **state)
 		"0", "0G", "1X", "1GB", "G", "-1", " 1", "1 G",
 		"99999999999999999999", "16777216T",
 	};
-	struct conf_port p;
+	struct port_spec p;
 	char spec[128], err[256];
 	unsigned int i;
 
 	(void)state;
 	assert_int_equal(conf_parse_port("vhost-user,path=/s", 0, &p, err,
 					 sizeof(err)), 0);
-	assert_true(p.max_mem == 1ULL << 40);
+	assert_true(opt_size(&p, "max-mem") == 1ULL << 40);
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		snprintf(spec, sizeof(spec), "vhost-user,path=/s,max-mem=%s",
 			 good[i].v);
 		if (conf_parse_port(spec, 0, &p, err, sizeof(err)))
 			fail_msg("'%s': %s", spec, err);
-		assert_true(p.max_mem == good[i].want);
+		assert_true(opt_size(&p, "max-mem") == good[i].want);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(spec, sizeof(spec), "vhost-user,path=/s,max-mem=%s",
@@ -280,6 +337,80 @@ static void test_max_mem(void **state)
 	assert_int_equal(conf_parse_port("vhost-user,path=/s,max-mem=1G,"
 					 "max-mem=2G", 0, &p, err,
 					 sizeof(err)), -EINVAL);
+}
+
+/* Every type's option table is one the generic parser can trust: fields
+ * inside the options struct (or struct port_spec), sized as their value
+ * type stores, unique keys, a default name prefix, one help line each.
+ */
+static void test_option_tables(void **state)
+{
+	const struct port_ops *ops;
+	unsigned int t, i, j;
+
+	(void)state;
+	for (t = 0; (ops = port_ops_at(t)); t++) {
+		assert_non_null(ops->name_prefix);
+		assert_true(ops->opts_size <= PORT_OPTS_SIZE);
+		assert_true(ops->n_opts <= 32);
+		assert_ptr_equal(port_ops_find(ops->type), ops);
+		for (i = 0; i < ops->n_opts; i++) {
+			const struct port_opt *o = &ops->opts[i];
+			size_t room = o->flags & PORT_OPT_COMMON ?
+				      sizeof(struct port_spec) :
+				      ops->opts_size;
+			size_t want = 0;
+
+			assert_non_null(o->key);
+			assert_non_null(o->help);
+			assert_true(o->off + o->size <= room);
+			switch (o->type) {
+			case PORT_OPT_BOOL: want = sizeof(bool); break;
+			case PORT_OPT_UINT: want = sizeof(unsigned int); break;
+			case PORT_OPT_SIZE: want = sizeof(uint64_t); break;
+			case PORT_OPT_MAC: want = 6; break;
+			case PORT_OPT_ADDR: want = sizeof(union port_addr);
+				break;
+			case PORT_OPT_ACL: want = sizeof(struct usock_acl);
+				break;
+			default: want = o->size; break;	/* text: any */
+			}
+			if (o->size != want)
+				fail_msg("%s %s: field of %u bytes, type "
+					 "stores %zu", ops->type, o->key,
+					 o->size, want);
+			if (o->type == PORT_OPT_UINT)
+				assert_true(o->min <= o->max &&
+					    o->max <= UINT32_MAX);
+			for (j = 0; j < i; j++)
+				assert_string_not_equal(o->key,
+							ops->opts[j].key);
+		}
+	}
+	assert_true(t >= 2);
+	assert_null(port_ops_at(t));
+}
+
+/* conf_port_opt(): a key's field, as its table types it; none for a key
+ * the type does not have.
+ */
+static void test_port_opt(void **state)
+{
+	struct port_spec p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(conf_parse_port("tap,ifname=t0,name=x", 0, &p, err,
+					 sizeof(err)), 0);
+	assert_string_equal(opt_str(&p, "ifname"), "t0");
+	assert_string_equal(opt_str(&p, "name"), "x");
+	assert_null(conf_port_opt(&p, "path"));
+	assert_null(conf_port_opt(&p, "no-such-key"));
+	assert_int_equal(opt_uint(&p, "max-macs", 0), 1024);
+	assert_int_equal(opt_uint(&p, "flood-rate", 0),
+			 CONF_FLOOD_RATE_DEFAULT);
+	strcpy(p.type, "no-such-type");
+	assert_null(conf_port_opt(&p, "name"));
 }
 
 /**
@@ -385,7 +516,7 @@ static const struct argv_case argv_cases[] = {
 	    "vhost-user,path=/s,name=b" }, "both use path '/s'" },
 	{ { "--ctl", "/s", "--port", "vhost-user,path=/s" },
 	  "uses the --ctl path" },
-	{ { "--port", "vhost-user,path=/s,queues=99" }, "at most 16 queue pairs" },
+	{ { "--port", "vhost-user,path=/s,queues=99" }, "out of range (1-16)" },
 	{ { "--cpus", "" }, "--cpus '': not a CPU list" },
 	{ { "--cpus", "1-0" }, "not a CPU list" },
 	{ { "--cpus", "0,,1" }, "not a CPU list" },
@@ -472,6 +603,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_port_specs),
+		cmocka_unit_test(test_option_tables),
+		cmocka_unit_test(test_port_opt),
 		cmocka_unit_test(test_max_mem),
 		cmocka_unit_test(test_l2_keys),
 		cmocka_unit_test(test_l2_same_mac),

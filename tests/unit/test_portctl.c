@@ -34,7 +34,7 @@
 static void port_make(const char *name, const char *extra)
 {
 	char spec[256], err[256];
-	struct conf_port cp;
+	struct port_spec cp;
 
 	snprintf(spec, sizeof(spec), "vhost-user,path=" DIR "%s.sock,client,"
 		 "name=%s%s", name, name, extra);

@@ -559,7 +559,7 @@ static void samples_of(const char *text, const struct port *p)
 static struct port *port_make(const char *name)
 {
 	char spec[128], err[128];
-	struct conf_port cp;
+	struct port_spec cp;
 	int idx;
 
 	snprintf(spec, sizeof(spec), "vhost-user,path=/nonexistent/vhostd-"

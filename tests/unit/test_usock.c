@@ -64,13 +64,18 @@ static void parse_err(const char *spec, const char *want)
 		fail_msg("'%s': got '%s', want '%s'", spec, err, want);
 }
 
+/* The socket keys of port 0, through its type's option table. */
+#define PORT0_ACL	((const struct usock_acl *)conf_port_opt(&c.ports[0], \
+							 "mode"))
+
 static void test_defaults(void **state)
 {
 	assert_int_equal(parse("--port", "vhost-user,path=/s"), 0);
-	assert_int_equal(c.ports[0].sock.uid, CONF_ID_NONE);
-	assert_int_equal(c.ports[0].sock.gid, CONF_ID_NONE);
-	assert_int_equal(c.ports[0].sock.mode, 0660);
-	assert_int_equal(c.ports[0].sock.n_uid + c.ports[0].sock.n_gid, 0);
+	assert_non_null(PORT0_ACL);
+	assert_int_equal(PORT0_ACL->uid, CONF_ID_NONE);
+	assert_int_equal(PORT0_ACL->gid, CONF_ID_NONE);
+	assert_int_equal(PORT0_ACL->mode, 0660);
+	assert_int_equal(PORT0_ACL->n_uid + PORT0_ACL->n_gid, 0);
 	assert_int_equal(c.ctl_sock.mode, 0660);
 	assert_int_equal(c.user.uid, CONF_ID_NONE);
 	assert_false(c.no_sandbox);
@@ -78,11 +83,13 @@ static void test_defaults(void **state)
 
 static void test_port_keys(void **state)
 {
-	const struct usock_acl *s = &c.ports[0].sock;
+	const struct usock_acl *s;
 
 	assert_int_equal(parse("--port", "vhost-user,path=/s,owner=nobody,"
 			       "group=0,mode=0600,allow-uid=root:65534:1234,"
 			       "allow-gid=nogroup"), 0);
+	s = PORT0_ACL;
+	assert_non_null(s);
 	assert_int_equal(s->uid, 65534);
 	assert_int_equal(s->gid, 0);
 	assert_int_equal(s->mode, 0600);
