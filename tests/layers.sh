@@ -22,6 +22,7 @@ RESULTS=${TEST_RESULTS:-/dev/null}
 declare -A rank=()	# exact module -> rank
 declare -A pending=()	# "FROM -> TO" -> 1 (still to be removed)
 prefixes=()		# "prefix rank" for patterns ending in *
+each=()			# "prefix rank" for patterns ending in %
 r=0
 section=ranks
 while read -r line; do
@@ -38,6 +39,8 @@ while read -r line; do
 	for m in $line; do
 		if [[ $m == *'*' ]]; then
 			prefixes+=("${m%\*} $r")
+		elif [[ $m == *'%' ]]; then
+			each+=("${m%\%} $r")
 		else
 			rank[$m]=$r
 		fi
@@ -56,6 +59,12 @@ module_of() {
 	for p in "${prefixes[@]}"; do
 		if [[ $m == "${p% *}"* ]]; then
 			echo "${p% *}* ${p#* }"
+			return
+		fi
+	done
+	for p in "${each[@]}"; do
+		if [[ $m == "${p% *}"* ]]; then
+			echo "$m ${p#* }"
 			return
 		fi
 	done
