@@ -22,6 +22,7 @@ const struct port_host *port_host;
 #define PORT_TYPES(X)							\
 	X(port_vhost_ops)						\
 	X(port_tap_ops)							\
+	X(port_dgram_ops)						\
 	/* end of PORT_TYPES */
 
 #define PORT_TYPE_DECL(ops)	extern const struct port_ops ops;
