@@ -104,6 +104,9 @@ step portctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/portctl.s
 step lifecycle env BUILD=build/asan VHOSTD_USER=nobody tests/integration/lifecycle.sh
 step privilege env BUILD=build/asan tests/integration/privilege.sh
 step l2 env BUILD=build/asan VHOSTD_USER=nobody tests/integration/l2.sh
+# The dgram port type: two vhostd linked over UDP on 127.0.0.1, and a
+# unix one added at run time under the filter, fed hostile datagrams.
+step dgram env BUILD=build/asan VHOSTD_USER=nobody tests/integration/dgram.sh
 step hostile env BUILD=build/asan VHOSTD_USER=nobody tests/integration/hostile.sh
 # Multiqueue, driven by DPDK's virtio-user (testpmd).
 step mq env BUILD=build/asan VHOSTD_USER=nobody tests/integration/mq.sh

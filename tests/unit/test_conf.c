@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
 
 #include "../../src/conf.h"
 
@@ -413,6 +414,86 @@ static void test_port_opt(void **state)
 	assert_null(conf_port_opt(&p, "name"));
 }
 
+/* dgram: UDP (numeric IPv4 or [IPv6] with a port) or unix, never both,
+ * each transport complete; UDP keys are start-up only.
+ */
+static void test_dgram(void **state)
+{
+	static const char *const bad[] = {
+		"dgram", "missing local= and remote=",
+		"dgram,local=127.0.0.1:1", "UDP needs both",
+		"dgram,remote=127.0.0.1:1", "UDP needs both",
+		"dgram,path=/a", "needs both path= and remote-path=",
+		"dgram,remote-path=/a", "needs both path= and remote-path=",
+		"dgram,local=127.0.0.1:1,remote=127.0.0.1:2,path=/a",
+		"do not mix",
+		"dgram,local=127.0.0.1:1,remote=[::1]:2", "not of one address",
+		"dgram,local=127.0.0.1,remote=127.0.0.1:2", "not an address",
+		"dgram,local=127.0.0.1:,remote=127.0.0.1:2", "not an address",
+		"dgram,local=127.0.0.1:65536,remote=127.0.0.1:2",
+		"not an address",
+		"dgram,local=127.0.0.1:1x,remote=127.0.0.1:2", "not an address",
+		"dgram,local=localhost:1,remote=127.0.0.1:2", "not an address",
+		"dgram,local=::1:1,remote=127.0.0.1:2", "not an address",
+		"dgram,local=[127.0.0.1]:1,remote=127.0.0.1:2",
+		"not an address",
+		"dgram,local=[::1],remote=[::1]:2", "not an address",
+		"dgram,local=[::1:1,remote=[::1]:2", "not an address",
+		"dgram,local=:1,remote=127.0.0.1:2", "not an address",
+		"dgram,local=1.2.3.4.5:1,remote=127.0.0.1:2", "not an address",
+		"dgram,local=127.0.0.1:1,local=127.0.0.1:1,remote=127.0.0.1:2",
+		"given twice",
+		"dgram,local", "needs a value",
+		"dgram,path=/a,remote-path=/b,mac=02:00:00:00:00:01",
+		"unknown key 'mac'",
+		"dgram,path=/a,remote-path=/b,queues=2", "unknown key 'queues'",
+	};
+	const union port_addr *a;
+	struct port_spec p;
+	char err[256];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(conf_parse_port("dgram,local=127.0.0.1:5001,"
+					 "remote=127.0.0.1:5002", 4, &p, err,
+					 sizeof(err)), 0);
+	assert_string_equal(p.name, "dg4");
+	a = conf_port_opt(&p, "remote");
+	assert_int_equal(a->sa.sa_family, AF_INET);
+	assert_int_equal(ntohs(a->in4.sin_port), 5002);
+	assert_int_equal(ntohl(a->in4.sin_addr.s_addr), 0x7f000001);
+	assert_string_equal(conf_port_startup_key(&p), "local");
+	assert_int_equal(p.max_macs, PORT_MAX_MACS_DEFAULT);
+
+	assert_int_equal(conf_parse_port("dgram,local=[::1]:0,remote=[2001:2::"
+					 "1]:65535,name=l6", 0, &p, err,
+					 sizeof(err)), 0);
+	a = conf_port_opt(&p, "local");
+	assert_int_equal(a->sa.sa_family, AF_INET6);
+	assert_int_equal(ntohs(a->in6.sin6_port), 0);
+	a = conf_port_opt(&p, "remote");
+	assert_int_equal(ntohs(a->in6.sin6_port), 65535);
+	assert_int_equal(a->in6.sin6_addr.s6_addr[1], 0x01);
+
+	assert_int_equal(conf_parse_port("dgram,path=/run/a,,b,remote-path=/b",
+					 0, &p, err, sizeof(err)), 0);
+	assert_string_equal(opt_str(&p, "path"), "/run/a,b");
+	assert_string_equal(opt_str(&p, "remote-path"), "/b");
+	assert_null(conf_port_startup_key(&p));
+	a = conf_port_opt(&p, "local");
+	assert_int_equal(a->sa.sa_family, AF_UNSPEC);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i += 2) {
+		if (conf_parse_port(bad[i], 0, &p, err, sizeof(err)) != -EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+		if (!strstr(err, bad[i + 1]))
+			fail_msg("'%s': error '%s' lacks '%s'", bad[i], err,
+				 bad[i + 1]);
+		assert_null(strchr(err, '\n'));
+		assert_memory_equal(err, "vhostd: --port '", 16);
+	}
+}
+
 /**
  * parse() - run conf_parse() on a NULL-terminated list of arguments
  * @c:		result
@@ -530,6 +611,13 @@ static const struct argv_case argv_cases[] = {
 	{ { "--cpus", "0-2,2" }, "CPU 2 named twice" },
 	{ { "--cpus", "0-64" }, "more than 64 CPUs" },
 	{ { "--cpus" }, "needs an argument" },
+	/* unique values compare across types; remote-path= is not unique */
+	{ { "--port", "vhost-user,path=/s", "--port",
+	    "dgram,path=/s,remote-path=/r" }, "both use path '/s'" },
+	{ { "--ctl", "/c", "--port", "dgram,path=/c,remote-path=/r" },
+	  "uses the --ctl path '/c'" },
+	{ { "--port", "dgram,path=/a,remote-path=/r", "--port",
+	    "dgram,path=/a,remote-path=/q" }, "both use path '/a'" },
 };
 
 static void test_bad_command_lines(void **state)
@@ -605,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_port_specs),
 		cmocka_unit_test(test_option_tables),
 		cmocka_unit_test(test_port_opt),
+		cmocka_unit_test(test_dgram),
 		cmocka_unit_test(test_max_mem),
 		cmocka_unit_test(test_l2_keys),
 		cmocka_unit_test(test_l2_same_mac),

@@ -147,6 +147,15 @@ static void test_refused(void **state)
 	expect("port add tap,ifname=t0", -EINVAL,
 	       "{\"error\":\"port add: tap ports need privileges vhostd "
 	       "dropped at start-up; add them on the command line\"}\n");
+	/* dgram: UDP needs socket(AF_INET), forbidden after start-up */
+	expect("port add dgram,local=127.0.0.1:1,remote=127.0.0.1:2", -EINVAL,
+	       "{\"error\":\"port add: dgram ports with local= need what "
+	       "vhostd gives up at start-up (a network socket); add them on "
+	       "the command line\"}\n");
+	/* a path is unique among ports, whatever their types */
+	expect("port add dgram,path=" DIR "vm1.sock,remote-path=/x", -EINVAL,
+	       "{\"error\":\"port add: path '" DIR "vm1.sock' is already "
+	       "used by port 'vm1'\"}\n");
 	expect("port add", -EINVAL,
 	       "{\"error\":\"port add: missing SPEC\"}\n");
 	expect("port add a b", -EINVAL,
