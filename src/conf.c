@@ -637,11 +637,12 @@ const char *conf_port_unique(const struct port_spec *s, unsigned int i,
 
 	for (j = 0; ops && j < ops->n_opts; j++) {
 		const struct port_opt *o = &ops->opts[j];
+		bool text = o->type == PORT_OPT_STR ||
+			    o->type == PORT_OPT_NAME ||
+			    o->type == PORT_OPT_IFNAME ||
+			    o->type == PORT_OPT_PATH;
 
-		if (!(o->flags & PORT_OPT_UNIQUE) || o->type == PORT_OPT_BOOL ||
-		    o->type == PORT_OPT_UINT || o->type == PORT_OPT_SIZE ||
-		    o->type == PORT_OPT_MAC || o->type == PORT_OPT_ADDR ||
-		    o->type == PORT_OPT_ACL)
+		if (!(o->flags & PORT_OPT_UNIQUE) || !text)
 			continue;
 		if (i--)
 			continue;

@@ -69,18 +69,29 @@ struct dgram_opts {
 
 #define DG_OPT(f)	PORT_OPT_AT(struct dgram_opts, f)
 
+/* Indices of dgram_opts[], for dgram_check()'s given-bits. */
+enum { DG_LOCAL, DG_REMOTE, DG_PATH, DG_RPATH };
+
+#define DG_UDP	(1U << DG_LOCAL | 1U << DG_REMOTE)
+#define DG_UNIX	(1U << DG_PATH | 1U << DG_RPATH)
+
 static const struct port_opt dgram_opts[] = {
-	{ .key = "local", .type = PORT_OPT_ADDR, DG_OPT(local),
-	  .flags = PORT_OPT_STARTUP,
-	  .help = "ADDR: UDP IPV4:PORT or [IPV6]:PORT to bind" },
-	{ .key = "remote", .type = PORT_OPT_ADDR, DG_OPT(remote),
-	  .flags = PORT_OPT_STARTUP,
-	  .help = "ADDR: the UDP peer; only its datagrams are taken" },
-	{ .key = "path", .type = PORT_OPT_PATH, DG_OPT(path),
-	  .flags = PORT_OPT_UNIQUE,
-	  .help = "SOCK: unix datagram socket to bind (instead of UDP)" },
-	{ .key = "remote-path", .type = PORT_OPT_PATH, DG_OPT(remote_path),
-	  .help = "SOCK: the unix peer; only its datagrams are taken" },
+	[DG_LOCAL] = {
+		.key = "local", .type = PORT_OPT_ADDR, DG_OPT(local),
+		.flags = PORT_OPT_STARTUP,
+		.help = "ADDR: UDP IPV4:PORT or [IPV6]:PORT to bind" },
+	[DG_REMOTE] = {
+		.key = "remote", .type = PORT_OPT_ADDR, DG_OPT(remote),
+		.flags = PORT_OPT_STARTUP,
+		.help = "ADDR: the UDP peer; only its datagrams are taken" },
+	[DG_PATH] = {
+		.key = "path", .type = PORT_OPT_PATH, DG_OPT(path),
+		.flags = PORT_OPT_UNIQUE,
+		.help = "SOCK: unix datagram socket to bind (instead of UDP)" },
+	[DG_RPATH] = {
+		.key = "remote-path", .type = PORT_OPT_PATH,
+		DG_OPT(remote_path),
+		.help = "SOCK: the unix peer; only its datagrams are taken" },
 };
 
 _Static_assert(sizeof(struct dgram_opts) <= PORT_OPTS_SIZE,
@@ -127,14 +138,14 @@ struct dgram_priv {
 static const char *dgram_check(const void *opts, uint32_t given)
 {
 	const struct dgram_opts *o = opts;
-	bool udp = given & 0x3, unx = given & 0xc;
+	bool udp = given & DG_UDP, unx = given & DG_UNIX;
 
 	if (udp && unx)
 		return "local=/remote= (UDP) and path=/remote-path= (unix) "
 		       "do not mix";
-	if (udp && (given & 0x3) != 0x3)
+	if (udp && (given & DG_UDP) != DG_UDP)
 		return "UDP needs both local= and remote=";
-	if (unx && (given & 0xc) != 0xc)
+	if (unx && (given & DG_UNIX) != DG_UNIX)
 		return "a unix socket needs both path= and remote-path=";
 	if (!udp && !unx)
 		return "missing local= and remote= (UDP), or path= and "

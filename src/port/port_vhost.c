@@ -120,11 +120,14 @@ _Static_assert(sizeof(struct port_vhost_opts) <= PORT_OPTS_SIZE,
 static const char *port_vhost_check(const void *opts, uint32_t given)
 {
 	const struct port_vhost_opts *o = opts;
+	unsigned int i;
 
-	/* owner= .. allow-gid= are the last five entries */
-	if (o->client && given >> (ARRAY_SIZE(port_vhost_opts) - 5))
-		return "owner, group, mode, allow-uid and allow-gid are for a "
-		       "socket vhostd listens on, not with 'client'";
+	for (i = 0; o->client && i < ARRAY_SIZE(port_vhost_opts); i++)
+		if (port_vhost_opts[i].type == PORT_OPT_ACL &&
+		    (given & 1U << i))
+			return "owner, group, mode, allow-uid and allow-gid "
+			       "are for a socket vhostd listens on, not with "
+			       "'client'";
 	return NULL;
 }
 
