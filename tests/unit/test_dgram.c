@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_dgram.c - the dgram port type through its port_ops, no switch
+ *
+ * A dgram port over unix datagram sockets in a private directory, opened
+ * through port_dgram's ops with a stub port_host (no workers), and the
+ * test's own socket as its peer:
+ *  - xmit of a plain frame: one datagram, byte for byte;
+ *  - xmit of a NEEDS_CSUM frame: one datagram, its TCP checksum
+ *    completed (no peer of this format takes offloads);
+ *  - xmit of a 5000-byte TSO frame: gso_size segments, each a valid IPv4
+ *    TCP frame, payloads in order, the whole payload once;
+ *  - rx_burst of a runt, an oversized datagram, a stranger's datagram and
+ *    a good frame: one frame out, each other one counted under its reason;
+ *  - the socket file is removed at close.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "../../src/conf.h"
+#include "../../src/stats.h"
+#include "../../src/port/port.h"
+
+static char dir[64];
+static struct port port;
+static int peer = -1;
+
+/* A host that runs nothing: the test drives the turns itself. */
+static int stub_src_add(struct port *p, uint32_t q, int fd,
+			enum port_src_kind kind)
+{
+	return 0;
+}
+
+static void stub_src_del(struct port *p, uint32_t q)
+{
+}
+
+static void stub_quiesce(void)
+{
+}
+
+static void stub_set_up(struct port *p, bool up)
+{
+	p->up = up;
+}
+
+static const struct port_host stub_host = {
+	stub_src_add, stub_src_del, stub_quiesce, stub_set_up,
+};
+
+/**
+ * bind_unix() - a unix datagram socket bound to @path
+ * @path:	path
+ * Return: fd
+ */
+static int bind_unix(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+static int setup(void **state)
+{
+	char spec[256], err[256], path[128];
+	const struct port_ops *ops = port_ops_find("dgram");
+	struct port_spec ps;
+	struct timeval tv = { .tv_sec = 2 };
+
+	snprintf(dir, sizeof(dir), "/tmp/test_dgram.XXXXXX");
+	if (!mkdtemp(dir) || !ops)
+		return -1;
+	snprintf(path, sizeof(path), "%s/peer", dir);
+	peer = bind_unix(path);
+	setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	snprintf(spec, sizeof(spec), "dgram,path=%s/port,remote-path=%s/peer",
+		 dir, dir);
+	if (conf_parse_port(spec, 0, &ps, err, sizeof(err)))
+		return -1;
+	port_host = &stub_host;
+	memset(&port, 0, sizeof(port));
+	snprintf(port.name, sizeof(port.name), "%s", ps.name);
+	port.ops = ops;
+	port.priv = calloc(1, ops->priv_size);
+	if (!port.priv || ops->open(&port, &ps))
+		return -1;
+	return port.up ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char path[128];
+
+	port.ops->close(&port);
+	free(port.priv);
+	snprintf(path, sizeof(path), "%s/port", dir);
+	assert_int_equal(access(path, F_OK), -1);	/* removed at close */
+	close(peer);
+	snprintf(path, sizeof(path), "%s/peer", dir);
+	unlink(path);
+	rmdir(dir);
+	port_host = NULL;
+	return 0;
+}
+
+/* Sum of the counter at byte offset @off over every slot. */
+#define CTR(field)	stats_sum(port.stats, offsetof(struct port_stats, field))
+
+/**
+ * csum_add() - ones' complement sum of @len bytes, network order
+ * @sum:	running sum
+ * @p:		bytes
+ * @len:	their number
+ * Return: the new running sum, unfolded
+ */
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/**
+ * tcp4_ok() - whether @f is an IPv4 TCP frame with both checksums right
+ * @f:		frame, from the Ethernet header
+ * @len:	its length
+ * Return: true if so
+ */
+static bool tcp4_ok(const uint8_t *f, size_t len)
+{
+	const uint8_t *ip = f + 14, *tcp = ip + 20;
+	size_t l4 = len - 34;
+	uint8_t ph[12];
+
+	if (len < 54 || ip[0] != 0x45 || ip[9] != 6 ||
+	    (size_t)(ip[2] << 8 | ip[3]) != len - 14)
+		return false;
+	if (csum_fold(csum_add(0, ip, 20)) != 0xffff)
+		return false;
+	memcpy(ph, ip + 12, 8);
+	ph[8] = 0;
+	ph[9] = 6;
+	ph[10] = (uint8_t)(l4 >> 8);
+	ph[11] = (uint8_t)l4;
+	return csum_fold(csum_add(csum_add(0, ph, 12), tcp, l4)) == 0xffff;
+}
+
+/**
+ * tcp4_frame() - an IPv4 TCP frame of @pay payload bytes, TCP checksum
+ *		  left as a driver asking for NEEDS_CSUM leaves it (the
+ *		  pseudo header's sum), IPv4 checksum complete
+ * @f:		buffer
+ * @pay:	payload bytes (pattern i & 0xff)
+ * Return: frame length
+ */
+static size_t tcp4_frame(uint8_t *f, size_t pay)
+{
+	static const uint8_t eth[14] = {
+		2, 0, 0, 0, 0x2e, 2, 2, 0, 0, 0, 0x2e, 1, 0x08, 0x00,
+	};
+	uint8_t *ip = f + 14, *tcp = ip + 20, ph[12];
+	size_t i, l4 = 20 + pay;
+	uint16_t c;
+
+	memcpy(f, eth, 14);
+	memset(ip, 0, 40);
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)((20 + l4) >> 8);
+	ip[3] = (uint8_t)(20 + l4);
+	ip[4] = 0x12;
+	ip[6] = 0x40;		/* DF */
+	ip[8] = 64;
+	ip[9] = 6;
+	memcpy(ip + 12, (uint8_t[]){ 198, 18, 3, 1, 198, 18, 3, 2 }, 8);
+	c = (uint16_t)~csum_fold(csum_add(0, ip, 20));
+	ip[10] = (uint8_t)(c >> 8);
+	ip[11] = (uint8_t)c;
+	tcp[0] = 0x30;		/* ports 12345 -> 80 */
+	tcp[1] = 0x39;
+	tcp[3] = 80;
+	tcp[4] = 1;		/* seq 0x01000000 */
+	tcp[12] = 5 << 4;
+	tcp[13] = 0x18;		/* PSH ACK */
+	tcp[14] = 0xff;
+	for (i = 0; i < pay; i++)
+		tcp[20 + i] = (uint8_t)i;
+	memcpy(ph, ip + 12, 8);
+	ph[8] = 0;
+	ph[9] = 6;
+	ph[10] = (uint8_t)(l4 >> 8);
+	ph[11] = (uint8_t)l4;
+	c = csum_fold(csum_add(0, ph, 12));
+	tcp[16] = (uint8_t)(c >> 8);
+	tcp[17] = (uint8_t)c;
+	return 14 + 20 + l4;
+}
+
+/**
+ * pkt_of() - describe @f as a pkt, in two segments (as a guest's chain
+ *	      might be), with offload metadata
+ * @pkt:	out
+ * @f:		frame
+ * @len:	its length
+ * @gso:	gso_size (0: NEEDS_CSUM only)
+ */
+static void pkt_of(struct pkt *pkt, uint8_t *f, size_t len, uint16_t gso)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	pkt->vnet.csum_start = 34;
+	pkt->vnet.csum_offset = 16;
+	if (gso) {
+		pkt->vnet.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
+		pkt->vnet.gso_size = gso;
+		pkt->vnet.hdr_len = 54;
+	}
+	pkt->src_feat = 1ULL << VIRTIO_NET_F_CSUM |
+			1ULL << VIRTIO_NET_F_HOST_TSO4;
+	memcpy(&pkt->eth, f, ETH_HLEN);
+	pkt->len = (uint32_t)len;
+	pkt->iovcnt = 2;
+	pkt->iov[0].iov_base = f;
+	pkt->iov[0].iov_len = 40;
+	pkt->iov[1].iov_base = f + 40;
+	pkt->iov[1].iov_len = len - 40;
+}
+
+/* A plain frame: one datagram, the frame's bytes exactly. */
+static void test_xmit_plain(void **state)
+{
+	uint8_t f[100], got[200];
+	struct pkt pkt, *pp = &pkt;
+	ssize_t r;
+
+	memset(f, 0xab, sizeof(f));
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.len = sizeof(f);
+	pkt.iovcnt = 1;
+	pkt.iov[0].iov_base = f;
+	pkt.iov[0].iov_len = sizeof(f);
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	r = recv(peer, got, sizeof(got), 0);
+	assert_int_equal(r, sizeof(f));
+	assert_memory_equal(got, f, sizeof(f));
+}
+
+/* NEEDS_CSUM: completed here, the source left as it was. */
+static void test_xmit_csum(void **state)
+{
+	uint8_t f[200], copy[200], got[300];
+	struct pkt pkt, *pp = &pkt;
+	size_t len = tcp4_frame(f, 100);
+	ssize_t r;
+
+	memcpy(copy, f, len);
+	pkt_of(&pkt, f, len, 0);
+	assert_false(tcp4_ok(f, len));
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	r = recv(peer, got, sizeof(got), 0);
+	assert_int_equal(r, (ssize_t)len);
+	assert_true(tcp4_ok(got, len));
+	assert_memory_equal(f, copy, len);
+}
+
+/* TSO: cut into gso_size segments, each a valid frame, payload in order. */
+static void test_xmit_tso(void **state)
+{
+	static uint8_t f[6000], got[2000];
+	struct pkt pkt, *pp = &pkt;
+	size_t len = tcp4_frame(f, 5000), pay = 0;
+	unsigned int segs = 0;
+	ssize_t r;
+
+	pkt_of(&pkt, f, len, 1000);
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	while (pay < 5000) {
+		r = recv(peer, got, sizeof(got), 0);
+		assert_true(r > 54);
+		assert_true(tcp4_ok(got, (size_t)r));
+		assert_true((size_t)r - 54 <= 1000);
+		/* payload continues where the last segment ended */
+		assert_int_equal(got[54], (uint8_t)pay);
+		pay += (size_t)r - 54;
+		segs++;
+	}
+	assert_int_equal(pay, 5000);
+	assert_int_equal(segs, 5);
+	assert_true(CTR(tx_packets) >= 1);
+}
+
+/* A turn: runt, oversized and foreign datagrams counted, one frame out. */
+static void test_rx(void **state)
+{
+	static uint8_t big[70000];
+	uint8_t frame[60] = { 2, 0, 0, 0, 0x2e, 1, 2, 0, 0, 0, 0x2e, 2, 8, 6 };
+	struct sockaddr_un to = { .sun_family = AF_UNIX };
+	struct port_turn turn = { .budget = 64 };
+	struct pkt *pkts[PORT_BURST];
+	char path[128];
+	unsigned int n;
+	int stranger;
+
+	snprintf(to.sun_path, sizeof(to.sun_path), "%s/port", dir);
+	snprintf(path, sizeof(path), "%s/stranger", dir);
+	stranger = bind_unix(path);
+	assert_int_equal(sendto(peer, "abc", 3, 0, (struct sockaddr *)&to,
+				sizeof(to)), 3);
+	assert_int_equal(sendto(peer, big, sizeof(big), 0,
+				(struct sockaddr *)&to, sizeof(to)),
+			 (ssize_t)sizeof(big));
+	assert_int_equal(sendto(stranger, frame, sizeof(frame), 0,
+				(struct sockaddr *)&to, sizeof(to)),
+			 (ssize_t)sizeof(frame));
+	assert_int_equal(sendto(peer, frame, sizeof(frame), 0,
+				(struct sockaddr *)&to, sizeof(to)),
+			 (ssize_t)sizeof(frame));
+
+	assert_true(port.ops->rx_begin(&port, 0, &turn));
+	n = port.ops->rx_burst(&port, 0, pkts, PORT_BURST, &turn);
+	port.ops->rx_end(&port, 0, &turn);
+	assert_int_equal(n, 1);
+	assert_true(turn.dry);
+	assert_int_equal(turn.done, 4);
+	assert_int_equal(pkts[0]->len, sizeof(frame));
+	assert_memory_equal(pkts[0]->iov[0].iov_base, frame, sizeof(frame));
+	assert_memory_equal(&pkts[0]->eth, frame, ETH_HLEN);
+	assert_int_equal(pkts[0]->src_feat, 0);
+	assert_int_equal(CTR(drops[STATS_DROP_RUNT]), 1);
+	assert_int_equal(CTR(drops[STATS_DROP_TOO_BIG]), 1);
+	assert_int_equal(CTR(drops[STATS_DROP_SPOOFED]), 1);
+	assert_int_equal(CTR(rx_packets), 1);
+	close(stranger);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xmit_plain),
+		cmocka_unit_test(test_xmit_csum),
+		cmocka_unit_test(test_xmit_tso),
+		cmocka_unit_test(test_rx),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
