@@ -9,6 +9,7 @@
 #                   pings it 300 times, none lost; each side's link
 #                   tx_packets equals the other side's rx_packets, and
 #                   no link counts a drop or a foreign datagram
+#   dgram-pair6     the same over [::1]
 #   dgram-hostile   one vhostd (guest Y responding on vu0); a unix dgram
 #                   port added at run time (as nobody, seccomp on); the
 #                   test's own socket, the peer, sends a runt, a 70000-
@@ -53,33 +54,39 @@ ctr_at() {
 		jq -e -r ".ports[] | select(.name == \"$2\") | $3" 2>/dev/null
 }
 
-# free_udp_ports: two free UDP ports on 127.0.0.1, space separated
+# free_udp_ports FAMILY: two free UDP ports on the loopback address of
+#   FAMILY (4 or 6), space separated
 free_udp_ports() {
-	python3 - <<'EOF'
-import socket
-s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+	python3 - "$1" <<'EOF'
+import socket, sys
+fam, host = ((socket.AF_INET, "127.0.0.1") if sys.argv[1] == "4" else
+             (socket.AF_INET6, "::1"))
+s = [socket.socket(fam, socket.SOCK_DGRAM) for _ in range(2)]
 for x in s:
-    x.bind(("127.0.0.1", 0))
+    x.bind((host, 0))
 print(*(x.getsockname()[1] for x in s))
 EOF
 }
 
-# ---- dgram-pair -----------------------------------------------------------
-if wanted dgram-pair; then
+# pair_test NAME FAMILY HOST: the dgram-pair test over HOST (127.0.0.1,
+#   [::1])
+pair_test() {
+	local name=$1 host=$3 PA PB BPID YPID out sr atx arx btx brx c d f
 	ERR=
-	read -r PA PB < <(free_udp_ports)
+	read -r PA PB < <(free_udp_ports "$2")
 	# B: its own control socket and guest socket; run as A is.
 	USER_ARGS=()
 	[ -n "$VHOSTD_USER" ] && USER_ARGS=(--user "$VHOSTD_USER")
 	[ -n "$VHOSTD_USER" ] && chown "$VHOSTD_USER" "$TMP"
+	rm -f "$TMP/ctl.b" "$TMP/b.sock"
 	"$VHOSTD" --ctl "$TMP/ctl.b" "${USER_ARGS[@]}" \
 		--port "vhost-user,path=$TMP/b.sock,name=gy" \
-		--port "dgram,local=127.0.0.1:$PB,remote=127.0.0.1:$PA,name=link" \
+		--port "dgram,local=$host:$PB,remote=$host:$PA,name=link" \
 		>"$TMP/vhostd-b.log" 2>&1 &
 	BPID=$!
 	BGPIDS+=("$BPID")
 	start_vhostd -- 1 \
-		--port "dgram,local=127.0.0.1:$PA,remote=127.0.0.1:$PB,name=link" ||
+		--port "dgram,local=$host:$PA,remote=$host:$PB,name=link" ||
 		fail "vhostd A did not start"
 	wait_for "$TMP/b.sock" && wait_for "$TMP/ctl.b" || fail "vhostd B did not start"
 	"$TOOL" responder --sock "$TMP/b.sock" --mac "$MAC_Y" --ip "$IP_Y" \
@@ -112,10 +119,14 @@ if wanted dgram-pair; then
 	grep -qE "$SAN_RE" "$TMP/vhostd-b.log" &&
 		fail "B: $(grep -m1 -E "$SAN_RE" "$TMP/vhostd-b.log")"
 	stop_vhostd TERM || fail "vhostd A died or exited uncleanly"
-	result dgram-pair "$([ -z "$ERR" ] && echo 0 || echo 1)" \
-		"${ERR:-300/300 pings X -> Y over UDP 127.0.0.1:$PA <-> :$PB; link tx = peer rx ($atx, $btx); 0 drops}"
+	result "$name" "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+		"${ERR:-300/300 pings X -> Y over UDP $host:$PA <-> :$PB; link tx = peer rx ($atx, $btx); 0 drops}"
 	ERR=
-fi
+}
+
+# ---- dgram-pair, dgram-pair6 ----------------------------------------------
+wanted dgram-pair && pair_test dgram-pair 4 127.0.0.1
+wanted dgram-pair6 && pair_test dgram-pair6 6 '[::1]'
 
 # ---- dgram-hostile --------------------------------------------------------
 if wanted dgram-hostile; then
