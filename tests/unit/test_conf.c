@@ -495,6 +495,70 @@ static void test_dgram(void **state)
 }
 
 /**
+ * file_text() - a whole file, NUL-terminated
+ * @path:	relative to the repository root (make check runs there)
+ * Return: malloc()ed text, or NULL if it cannot be read
+ */
+static char *file_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 &&
+	    !fseek(f, 0, SEEK_SET) && (buf = calloc(1, (size_t)n + 1)))
+		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+	fclose(f);
+	return buf;
+}
+
+/* Every key of every type's table is documented in the manual (as roff
+ * writes it, '-' as '\-') and in doc/operations.md's key table: the
+ * tables are what the parser takes, so a key added there and not in
+ * the docs fails here.  --help needs no check: it is printed from them.
+ */
+static void test_docs_list_keys(void **state)
+{
+	char *man = file_text("doc/vhostd.8");
+	char *ops_md = file_text("doc/operations.md");
+	const struct port_ops *ops;
+	char want[64], *w;
+	const char *k;
+	unsigned int t, i;
+
+	(void)state;
+	if (!man || !ops_md) {
+		free(man);
+		free(ops_md);
+		skip();
+	}
+	for (t = 0; (ops = port_ops_at(t)); t++) {
+		for (i = 0; i < ops->n_opts; i++) {
+			for (k = ops->opts[i].key, w = want; *k; k++) {
+				if (*k == '-')
+					*w++ = '\\';
+				*w++ = *k;
+			}
+			*w = '\0';
+			if (!strstr(man, want))
+				fail_msg("doc/vhostd.8 lacks %s's key %s",
+					 ops->type, ops->opts[i].key);
+			snprintf(want, sizeof(want), "`%s`", ops->opts[i].key);
+			if (!strstr(ops_md, want))
+				fail_msg("doc/operations.md lacks %s's key %s",
+					 ops->type, ops->opts[i].key);
+		}
+	}
+	free(man);
+	free(ops_md);
+}
+
+/**
  * parse() - run conf_parse() on a NULL-terminated list of arguments
  * @c:		result
  * @err:	error buffer, 256 bytes
@@ -694,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_option_tables),
 		cmocka_unit_test(test_port_opt),
 		cmocka_unit_test(test_dgram),
+		cmocka_unit_test(test_docs_list_keys),
 		cmocka_unit_test(test_max_mem),
 		cmocka_unit_test(test_l2_keys),
 		cmocka_unit_test(test_l2_same_mac),
