@@ -28,6 +28,8 @@
 #define CONF_SPEC_MAX		512		/* longest --port spec */
 
 _Static_assert(WORKERS_MAX == 16, "conf_usage() documents --workers 1-16");
+_Static_assert(PORT_MAX_MACS_MAX == FDB_SIZE,
+	       "max-macs= goes up to the MAC table's size");
 
 /**
  * conf_err() - format a one-line error into the caller's buffer
@@ -198,7 +200,6 @@ static bool conf_copy(char *dst, size_t size, const char *val)
 	return true;
 }
 
-#define CONF_MAX_MACS_MAX	4096U		/* FDB_SIZE */
 #define CONF_FLOOD_RATE_MAX	100000000U	/* frames/s */
 #define CONF_FLOOD_BURST_MAX	10000000U	/* frames */
 
@@ -211,7 +212,7 @@ static const struct port_opt conf_common_opts[] = {
 	  PORT_OPT_AT(struct port_spec, name),
 	  .help = "NAME: the port's name (default: vu<i>, tap<i>...)" },
 	{ .key = "max-macs", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,
-	  PORT_OPT_AT(struct port_spec, max_macs), .max = CONF_MAX_MACS_MAX,
+	  PORT_OPT_AT(struct port_spec, max_macs), .max = PORT_MAX_MACS_MAX,
 	  .def = PORT_MAX_MACS_DEFAULT,
 	  .help = "N: MACs it may have learned at once" },
 	{ .key = "flood-rate", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,

@@ -33,6 +33,9 @@
  * two.  64 ports at 64 fill at most a table's worth.
  */
 #define PORT_MAX_MACS_DEFAULT	64
+#define PORT_MAX_MACS_MAX	4096	/* max-macs= at most: the MAC table's
+					 * size (FDB_SIZE, checked in conf.c)
+					 */
 
 struct port;
 

@@ -394,7 +394,7 @@ static const struct port_opt tap_opts[] = {
 	  PORT_OPT_AT(struct tap_opts, direct), .def = 1,
 	  .help = "on|off: read frames for a guest into its buffers" },
 	{ .key = "max-macs", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,
-	  PORT_OPT_AT(struct port_spec, max_macs), .max = 4096,
+	  PORT_OPT_AT(struct port_spec, max_macs), .max = PORT_MAX_MACS_MAX,
 	  .def = TAP_MAX_MACS_DEFAULT,
 	  .help = "N: MACs it may have learned at once" },
 };
