@@ -397,6 +397,12 @@ static unsigned int dgram_rx_burst(struct port *p, uint32_t q,
 		stats_add(&port_ctr(p)->polls, 1);
 	}
 	turn->done += n + runts + big + foreign;
+	/* Every try interrupted or refused: nothing taken, and the port.h
+	 * contract wants 0 only with progress or dry.  The socket is level-
+	 * triggered: if a datagram waits, the worker comes back.
+	 */
+	if (!n && !runts && !big && !foreign)
+		turn->dry = true;
 	return n;
 }
 
