@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "net/iov.h"
 #include "storm.h"
 #include "switch.h"
 #include "util.h"
@@ -330,7 +331,7 @@ static bool eth_is_zero(const uint8_t *mac)
  * @mac:	its unicast, non-zero source MAC
  * @now:	switch_now_s()
  *
- * Context: the worker that polled @src (also the TAP direct path).
+ * Context: the worker that polled @src (also switch_lend_rx()).
  */
 void switch_learn(struct port *src, const uint8_t *mac, uint32_t now)
 {
@@ -475,6 +476,275 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		stats_add(&port_ctr(src)->drops[STATS_DROP_SPOOFED], spoofed);
 	if (unlikely(storm))
 		stats_add(&port_ctr(src)->drops[STATS_DROP_STORM], storm);
+}
+
+/**
+ * enum switch_lend_stop - why switch_lend_some() returned
+ * @SWITCH_LEND_BUDGET:	the budget is used up; the reader may have more
+ * @SWITCH_LEND_DRY:	the reader had no more frames (or failed)
+ * @SWITCH_LEND_FORWARD: a frame could not stay where it was read: it is
+ *			in the reader's @pkt (bounce buffer), for
+ *			switch_forward() like any frame
+ * @SWITCH_LEND_BOUNCE:	the destination lends nothing now: the reader reads
+ *			into its own buffers, and the frames are forwarded
+ */
+enum switch_lend_stop {
+	SWITCH_LEND_BUDGET,
+	SWITCH_LEND_DRY,
+	SWITCH_LEND_FORWARD,
+	SWITCH_LEND_BOUNCE,
+};
+
+/**
+ * switch_lend_steer() - may a frame read into @dst's buffers stay there
+ * @dst:	the port that lent them
+ * @l2:		the reading port's isolation settings
+ * @pkt:	the frame (our copy of its Ethernet header)
+ *
+ * What switch_forward() would decide, on vhostd's own copy of the header:
+ * a group address floods, and the kernel's steering is a snapshot of the
+ * MAC table, which may have moved or aged the entry since.  A frame from
+ * a port locked to a MAC that is not its lock MAC goes to
+ * switch_forward() too, which drops it as spoofed.
+ *
+ * Return: -1 if it may stay, else STATS_DIRECT_STEER
+ */
+static inline int switch_lend_steer(const struct port *dst,
+				    const struct switch_l2 *l2,
+				    const struct pkt *pkt)
+{
+	const uint8_t *d = pkt->eth.h_dest;
+
+	if (eth_is_group(d) || fdb_lookup(&sw.fdb, d) != dst->idx)
+		return STATS_DIRECT_STEER;
+	if (unlikely(l2->locked) &&
+	    memcmp(pkt->eth.h_source, l2->mac, ETH_ALEN))
+		return STATS_DIRECT_STEER;
+	return -1;
+}
+
+/**
+ * switch_lend_some() - read frames from @rd straight into @dst's buffers
+ * @src:	the reading port
+ * @dst:	the lending port (lend_* ops)
+ * @rd:		the reader
+ * @budget:	most frames to read
+ * @done:	out: frames read (delivered, dropped or the one to forward)
+ * @why:	out: on FORWARD and BOUNCE, the enum stats_direct reason
+ *
+ * One lend_begin ... lend_end: @dst's queue lock is held throughout, no
+ * other lock, and released before a fallback frame is forwarded.  Each
+ * frame: reserve, one read into [our virtio-net header][our Ethernet
+ * header][lent space], then the steering check here, then @dst's own
+ * (lend_commit); a frame that may stay has its source MAC learned on
+ * @src, as switch_forward() would (without it the MAC would age out
+ * while all its frames take this path).
+ *
+ * Return: why it stopped
+ */
+static enum switch_lend_stop switch_lend_some(struct port *src,
+					      struct port *dst,
+					      struct port_reader *rd,
+					      unsigned int budget,
+					      unsigned int *done, int *why)
+{
+	const size_t hlen = PORT_LEND_VNET_LEN + ETH_HLEN;
+	const struct switch_l2 *l2 = &sw.l2[src->idx];
+	struct port_lend *l = &rd->lend;
+	struct pkt *pkt = &rd->pkt;
+	uint32_t fm = __atomic_load_n(&rd->frame_max, __ATOMIC_RELAXED);
+	size_t cap = fm > ETH_HLEN ? fm - ETH_HLEN : 0;
+	enum switch_lend_stop stop = SWITCH_LEND_BUDGET;
+	unsigned int runts = 0, big = 0, ioerr = 0;
+	uint32_t now = switch_now_s();
+	uint8_t last[ETH_ALEN];
+	bool have_last = false;
+
+	*done = 0;
+	*why = -1;
+	if (dst->ops->lend_begin(dst, l)) {
+		*why = l->why;
+		return SWITCH_LEND_BOUNCE;
+	}
+	l->vec[0].iov_base = &rd->vnet;
+	l->vec[0].iov_len = PORT_LEND_VNET_LEN;
+	l->vec[1].iov_base = &rd->eth;
+	l->vec[1].iov_len = ETH_HLEN;
+
+	while (*done < budget) {
+		const uint8_t *smac = rd->eth.h_source;
+		ssize_t r;
+		int rc;
+
+		if (dst->ops->lend_reserve(dst, l, cap)) {
+			/* Leave the frame to the reader's own path, which
+			 * drops or delivers it as before: reading nothing
+			 * here would leave it readable and the worker
+			 * spinning on it.
+			 */
+			*why = l->why;
+			stop = SWITCH_LEND_BOUNCE;
+			break;
+		}
+		r = rd->read(rd, l->vec, (int)(PORT_LEND_HDRS + l->niov));
+		if (r <= 0) {
+			if (r < 0 && r != -EAGAIN)
+				ioerr++;
+			stop = SWITCH_LEND_DRY;
+			break;
+		}
+		(*done)++;
+		/* tun reports a frame's full length even when it did not
+		 * fit (the rest is lost): never trust more than we gave.
+		 * The space stays reserved; nothing was committed.
+		 */
+		if ((size_t)r > hlen + l->cap) {
+			big++;
+			continue;
+		}
+		if ((size_t)r < hlen) {
+			runts++;
+			continue;
+		}
+
+		pkt->vnet = rd->vnet;
+		pkt->vnet.num_buffers = 0;
+		pkt->src_feat = rd->src_feat;
+		pkt->eth = rd->eth;
+		pkt->len = (uint32_t)((size_t)r - PORT_LEND_VNET_LEN);
+		/* Cannot fail: the lender kept the vector within it. */
+		rc = iov_slice(&l->vec[1], l->niov + 1, 0, pkt->len, pkt->iov,
+			       PKT_IOV_MAX);
+		pkt->iovcnt = rc < 0 ? 0 : (unsigned int)rc;
+
+		*why = switch_lend_steer(dst, l2, pkt);
+		if (*why < 0 && dst->ops->lend_commit(dst, l, pkt))
+			*why = l->why;
+		if (*why >= 0) {
+			/* Out of the lent space into the reader's bounce
+			 * buffer: everything later looks at that copy.
+			 */
+			iov_to_buf(pkt->iov, pkt->iovcnt, 0, rd->bounce,
+				   pkt->len);
+			pkt->iov[0].iov_base = rd->bounce;
+			pkt->iov[0].iov_len = pkt->len;
+			pkt->iovcnt = 1;
+			stop = SWITCH_LEND_FORWARD;
+			break;
+		}
+		if (l2->locked || (have_last && !memcmp(smac, last, ETH_ALEN)))
+			continue;
+		memcpy(last, smac, ETH_ALEN);
+		have_last = true;
+		if (!eth_is_group(smac) && !eth_is_zero(smac))
+			switch_learn(src, smac, now);
+	}
+	dst->ops->lend_end(dst, l);
+
+	if (stop == SWITCH_LEND_FORWARD) {
+		stats_add(&port_ctr(src)->direct_fallbacks[*why], 1);
+		stats_add(&port_ctr(dst)->direct_fallbacks[*why], 1);
+		stats_add(&port_ctr(src)->rx_packets, 1);
+		stats_add(&port_ctr(src)->rx_bytes, pkt->len);
+	}
+	if (l->sent) {
+		stats_add(&port_ctr(src)->rx_packets, l->sent);
+		stats_add(&port_ctr(src)->rx_bytes, l->bytes);
+		stats_add(&port_ctr(src)->direct_packets, l->sent);
+	}
+	if (runts)
+		stats_add(&port_ctr(src)->drops[STATS_DROP_RUNT], runts);
+	if (big)
+		stats_add(&port_ctr(src)->drops[STATS_DROP_TOO_BIG], big);
+	if (ioerr)
+		stats_add(&port_ctr(src)->drops[STATS_DROP_IO_ERROR], ioerr);
+	return stop;
+}
+
+/**
+ * switch_lend_rx() - a reader's turn into another port's buffers
+ * @src:	the reading port
+ * @rd:		its queue's reader, steered to port @rd->dst
+ * @pkts:	out: frames for switch_forward()
+ * @max:	room in @pkts
+ * @turn:	the turn, as for rx_burst
+ *
+ * Reads straight into @rd->dst's lent buffers until the turn's budget is
+ * spent, the reader runs dry, or a frame cannot stay (returned in @pkts,
+ * from the reader's bounce buffer).  When @rd->dst lends nothing now
+ * (gone, down, no buffers) the reader's own burst runs instead, and its
+ * frames are counted as fallbacks on both ports.  struct port_host's
+ * lend_rx.
+ *
+ * Return: frames in @pkts
+ * Context: the worker that owns @rd's queue
+ */
+unsigned int switch_lend_rx(struct port *src, struct port_reader *rd,
+			    struct pkt **pkts, unsigned int max,
+			    struct port_turn *turn)
+{
+	struct port *dst = switch_port(rd->dst);
+
+	while (turn->done < turn->budget) {
+		enum switch_lend_stop stop = SWITCH_LEND_BOUNCE;
+		int why = STATS_DIRECT_DOWN;
+		unsigned int n = 0;
+
+		if (dst && dst->ops->lend_begin)
+			stop = switch_lend_some(src, dst, rd,
+						turn->budget - turn->done, &n,
+						&why);
+		turn->done += n;
+		switch (stop) {
+		case SWITCH_LEND_BUDGET:
+			break;
+		case SWITCH_LEND_DRY:
+			turn->dry = true;
+			return 0;
+		case SWITCH_LEND_FORWARD:
+			pkts[0] = &rd->pkt;
+			return 1;
+		case SWITCH_LEND_BOUNCE:
+			/* The old path, for as many frames as fit. */
+			n = rd->burst(rd, pkts, max, turn);
+			if (n) {
+				stats_add(&port_ctr(src)->direct_fallbacks[why],
+					  n);
+				if (dst)
+					stats_add(&port_ctr(dst)->direct_fallbacks[why],
+						  n);
+			}
+			return n;
+		}
+	}
+	return 0;
+}
+
+/**
+ * switch_lenders() - the ports that can lend RX buffers (port_host)
+ * @src_feat:	offloads of the asking reader, for each port's lend_ok
+ * @out:	filled in, index order
+ * @max:	room in @out
+ *
+ * Return: entries in @out
+ * Context: control thread
+ */
+unsigned int switch_lenders(uint64_t src_feat, struct port_lender *out,
+			    unsigned int max)
+{
+	unsigned int i, n = 0, np = switch_port_count();
+
+	for (i = 0; i < np && n < max; i++) {
+		struct port *p = switch_port(i);
+
+		if (!p || !p->ops->lend_begin)
+			continue;
+		out[n].idx = i;
+		out[n].ok = p->ops->lend_ok && p->ops->lend_ok(p, src_feat);
+		out[n].name = p->name;
+		n++;
+	}
+	return n;
 }
 
 /**

@@ -19,6 +19,9 @@
 #define SWITCH_PORTS_MAX	64
 #define SWITCH_BURST		PORT_BURST	/* frames per burst and per xmit */
 
+_Static_assert(SWITCH_PORTS_MAX <= PORT_IDX_MAX,
+	       "port indexes must fit what ports size their tables by");
+
 /*
  * switch_init()	empty switch, FDB ageing @age_s (control, start-up).
  * switch_port_add()	allocate a slot, run ops->open(); returns index or
@@ -31,8 +34,10 @@
  * switch_port_spec()	the spec port @idx was made from, or NULL (control).
  * switch_port_count()	highest index in use + 1.
  * switch_forward()	worker: forward @n frames received on @src.
- * switch_learn()	worker: learn a frame's unicast source @mac on @src
- *			(for frames that bypass switch_forward()).
+ * switch_learn()	worker: learn a frame's unicast source @mac on @src.
+ * switch_lend_rx()	worker: a reader's turn straight into another
+ *			port's RX buffers (struct port_host's lend_rx).
+ * switch_lenders()	control: the ports that lend RX buffers (port_host).
  * switch_timer()	control, once a second: age the FDB, port timers.
  * switch_fdb()		the MAC table (for ctl and tests).
  * switch_now_s()	the switch's clock, seconds: now_s() as of the last
@@ -49,6 +54,11 @@ unsigned int switch_port_count(void);
 void switch_forward(struct port *src, struct pkt *const *pkts,
 		    unsigned int n);
 void switch_learn(struct port *src, const uint8_t *mac, uint32_t now);
+unsigned int switch_lend_rx(struct port *src, struct port_reader *rd,
+			    struct pkt **pkts, unsigned int max,
+			    struct port_turn *turn);
+unsigned int switch_lenders(uint64_t src_feat, struct port_lender *out,
+			    unsigned int max);
 void switch_timer(void);
 struct fdb *switch_fdb(void);
 

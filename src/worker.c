@@ -707,4 +707,6 @@ static const struct port_host worker_host = {
 	.src_del = worker_src_del,
 	.quiesce = worker_quiesce,
 	.set_up = switch_set_up,
+	.lenders = switch_lenders,
+	.lend_rx = switch_lend_rx,
 };

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <netinet/in.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 
 #include "../net/pkt.h"
 #include "../log.h"
@@ -23,6 +25,15 @@
 
 /* Frames per burst: per rx_burst, per xmit. */
 #define PORT_BURST	32
+/* Port indexes are below this (the switch's table is no larger). */
+#define PORT_IDX_MAX	64
+/* A lending read: our virtio-net header, our Ethernet header, then at
+ * most this many segments of lent space, so that the frame (Ethernet
+ * header and the rest) fits a struct pkt's vector.
+ */
+#define PORT_LEND_HDRS		2
+#define PORT_LEND_IOV_MAX	(PKT_IOV_MAX - 1)
+#define PORT_LEND_VNET_LEN	sizeof(struct virtio_net_hdr_v1)
 
 #define PORT_NAME_MAX	32	/* a port's name, a type's name, with NUL */
 #define PORT_PATH_MAX	108	/* sun_path */
@@ -252,6 +263,91 @@ struct port_peer {
 };
 
 /**
+ * struct port_lend - RX buffer space a port lends to a reader
+ * @pair:	queue pair to lend from (in, before @lend_begin)
+ * @vec:	the read vector: @vec[0] and @vec[1] are the reader's (its
+ *		virtio-net and Ethernet header scratch, set by the switch);
+ *		@lend_reserve fills @vec[PORT_LEND_HDRS] on with the space
+ *		lent for the rest of one frame
+ * @niov:	segments @lend_reserve put after the headers
+ * @cap:	bytes they hold
+ * @why:	enum stats_direct: why the last op refused
+ * @sent:	frames committed since @lend_begin
+ * @bytes:	their bytes (Ethernet header included)
+ * @cookie:	the lender's (its locked queue)
+ * @bad:	the lender's: unusable buffers the peer posted, given back
+ *		empty since @lend_begin (@lend_end publishes and counts them)
+ *
+ * Owned by the worker running the reader's turn; see port_ops's lend_*
+ * members for the protocol.
+ */
+struct port_lend {
+	unsigned int pair;
+	struct iovec vec[PORT_LEND_HDRS + PORT_LEND_IOV_MAX];
+	unsigned int niov;
+	size_t cap;
+	int why;
+	unsigned int sent;
+	uint64_t bytes;
+	void *cookie;
+	unsigned int bad;
+};
+
+/**
+ * struct port_reader - a source queue that can read one frame where it is
+ *			told, so another port's buffers can take it directly
+ * @read:	read ONE frame into @iov (@n segments: the first is
+ *		PORT_LEND_VNET_LEN bytes for the frame's virtio-net header,
+ *		which a source without one fills in itself, zeroed).  Return
+ *		its length with that header, the frame's full length even
+ *		when it did not fit (tun does); 0 or -EAGAIN if there is none
+ *		now; another -errno on a failure (counted, the turn ends)
+ * @burst:	the reader's ordinary path, as rx_burst: read frames into
+ *		its own buffers for switch_forward() (when no buffers can
+ *		be lent now)
+ * @dst:	index of the port whose buffers the frames should land in
+ * @src_feat:	offloads of the frames read (struct pkt's @src_feat)
+ * @frame_max:	largest frame @read may return, without the virtio-net
+ *		header: the space reserved before each read (control
+ *		writes, relaxed)
+ * @bounce:	PKT_FRAME_MAX bytes: a frame that cannot stay where it was
+ *		read is copied here
+ * @pkt:	that frame, described in @bounce
+ * @vnet:	a frame's virtio-net header lands here, never in lent space
+ * @eth:	its Ethernet header lands here: what the switch decides on
+ *		(learning, steering) is never memory a peer can rewrite
+ * @lend:	the destination's lent space
+ *
+ * Owned by the one worker that polls the source queue.
+ */
+struct port_reader {
+	ssize_t (*read)(struct port_reader *rd, const struct iovec *iov,
+			int n);
+	unsigned int (*burst)(struct port_reader *rd, struct pkt **pkts,
+			      unsigned int max, struct port_turn *turn);
+	unsigned int dst;
+	uint64_t src_feat;
+	uint32_t frame_max;
+	uint8_t *bounce;
+	struct pkt pkt;
+	struct virtio_net_hdr_v1 vnet;
+	struct ethhdr eth;
+	struct port_lend lend;
+};
+
+/**
+ * struct port_lender - a port that can lend RX buffers, as the host lists it
+ * @idx:	its index
+ * @ok:	its lend_ok() for the asker's offloads, now (a hint)
+ * @name:	its name, for messages (control thread: stable meanwhile)
+ */
+struct port_lender {
+	unsigned int idx;
+	bool ok;
+	const char *name;
+};
+
+/**
  * struct port_ops - a port type
  * @type:	name used in --port specs ("vhost-user", "tap")
  * @name_prefix: default port name, before the port's index ("vu")
@@ -321,6 +417,32 @@ struct port_peer {
  * @counters:	the type's counters beyond stats_common: NULL-terminated
  *		list of tables (stats.h), or NULL.  ctl shows a port these
  *		and the common ones, nothing else
+ *
+ * Lending RX buffers (optional, all five or none): a reader of another
+ * port (a TAP queue; VXLAN, AF_XDP) lands frames straight in this port's
+ * buffers, one copy, through the switch (port_lend_rx()), which alone
+ * decides whether a frame may stay.  Every lend_* runs on the reader's
+ * worker; between @lend_begin and @lend_end the port's queue is locked
+ * (a destination lock: nothing else is taken meanwhile).
+ * @lend_ok:	control thread: whether frames with offloads @src_feat
+ *		suit this port whole (a hint for steering: every frame is
+ *		checked again at @lend_commit)
+ * @lend_begin:	lock the RX queue of pair @l->pair; 0, or -1 with @l->why
+ *		(down, no mergeable buffers): nothing is held then and
+ *		@lend_end is not called
+ * @lend_reserve: hold buffers for @cap bytes after a frame's headers and
+ *		describe them in @l (@vec from PORT_LEND_HDRS, @niov, @cap
+ *		>= the asked @cap); 0, or -1 with @l->why (too few buffers,
+ *		broken).  Buffers held and not committed stay held for the
+ *		next reserve (or the peer gets them back when the queue
+ *		stops): cancelling is not committing
+ * @lend_commit: the frame @pkt (our copy of its headers; @pkt->len bytes
+ *		with the Ethernet header, the rest read into the reserved
+ *		space) stays: write the headers, return the buffers it used
+ *		(not yet published); 0, or -1 with @l->why (MTU, offloads
+ *		the peer cannot take): nothing returned, still reserved
+ * @lend_end:	publish what was committed, unlock, notify the peer once,
+ *		count the frames delivered
  */
 struct port_ops {
 	const char *type;
@@ -350,6 +472,12 @@ struct port_ops {
 	const char *const *feature_names;
 	const char *const *protocol_names;
 	const struct stats_table *const *counters;
+	bool (*lend_ok)(struct port *p, uint64_t src_feat);
+	int (*lend_begin)(struct port *p, struct port_lend *l);
+	int (*lend_reserve)(struct port *p, struct port_lend *l, size_t cap);
+	int (*lend_commit)(struct port *p, struct port_lend *l,
+			   const struct pkt *pkt);
+	void (*lend_end)(struct port *p, struct port_lend *l);
 };
 
 /**
@@ -361,9 +489,16 @@ struct port_ops {
  * @quiesce:	return once every worker has finished the pass it was in
  * @set_up:	@p starts or stops taking frames; stopping forgets the MACs
  *		learned on it
+ * @lenders:	fill up to @max entries of @out with the ports that can
+ *		lend RX buffers (lend_* ops), in index order, each with its
+ *		lend_ok(@src_feat); return how many
+ * @lend_rx:	worker, a turn at @src's queue of @rd: land frames in the
+ *		buffers of port @rd->dst, as many as the turn allows (see
+ *		port_lend_rx()); return frames in @pkts for switch_forward()
  *
- * Set once by the switch before any port opens (switch_init()); ports
- * call it through the port_*() helpers below, from the control thread.
+ * Set once by the worker layer before any port opens (worker_init());
+ * ports call it through the port_*() helpers below, from the control
+ * thread but for @lend_rx.
  */
 struct port_host {
 	int (*src_add)(struct port *p, uint32_t q, int fd,
@@ -371,9 +506,15 @@ struct port_host {
 	void (*src_del)(struct port *p, uint32_t q);
 	void (*quiesce)(void);
 	void (*set_up)(struct port *p, bool up);
+	unsigned int (*lenders)(uint64_t src_feat, struct port_lender *out,
+				unsigned int max);
+	unsigned int (*lend_rx)(struct port *src, struct port_reader *rd,
+				struct pkt **pkts, unsigned int max,
+				struct port_turn *turn);
 };
 
 extern const struct port_host *port_host;
+
 
 /**
  * struct port - one switch port
@@ -451,6 +592,37 @@ static inline void port_set_up(struct port *p, bool up)
 		port_host->set_up(p, up);
 	else
 		__atomic_store_n(&p->up, up, __ATOMIC_SEQ_CST);
+}
+
+/* port_lenders() - see struct port_host; none without a host */
+static inline unsigned int port_lenders(uint64_t src_feat,
+					struct port_lender *out,
+					unsigned int max)
+{
+	return port_host ? port_host->lenders(src_feat, out, max) : 0;
+}
+
+/**
+ * port_lend_rx() - a reader's turn: frames straight into @rd->dst's buffers
+ * @src:	the reading port
+ * @rd:		its queue's reader
+ * @pkts:	out: frames for switch_forward() (a frame that could not
+ *		stay, or a burst @rd->burst read when no buffers could be
+ *		lent)
+ * @max:	room in @pkts
+ * @turn:	the turn, as for rx_burst
+ *
+ * Return: frames in @pkts (see struct port_host); without a host, what
+ * @rd->burst reads
+ */
+static inline unsigned int port_lend_rx(struct port *src,
+					struct port_reader *rd,
+					struct pkt **pkts, unsigned int max,
+					struct port_turn *turn)
+{
+	if (port_host)
+		return port_host->lend_rx(src, rd, pkts, max, turn);
+	return rd->burst(rd, pkts, max, turn);
 }
 
 #endif /* VHOSTD_PORT_H */

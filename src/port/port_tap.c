@@ -10,13 +10,15 @@
  * Frames from the kernel: queue 0 takes everything the steering program
  * (tap_steer.c) does not send elsewhere -- broadcast, multicast, unknown
  * and host-side MACs -- and reads it into buffers allocated once at open,
- * then switch_forward() copies it to its destinations.  Each vhost-user
- * guest gets a queue of its own (opened at open or, for later ports, by
- * the one-second timer), steered by the guest's learned MACs; the worker
- * polling it reads each frame straight into that guest's RX buffers
- * (port_vhost_rx_direct()), one copy.  Without eBPF or multi-queue
- * support (old kernel, no privileges, a persistent single-queue TAP) the
- * port logs it once and runs on queue 0 alone, as before.
+ * then switch_forward() copies it to its destinations.  Each port that
+ * can lend RX buffers (a vhost-user guest: port_ops lend_*) gets a queue
+ * of its own (opened at open or, for later ports, by the one-second
+ * timer), steered by the port's learned MACs; the worker polling it
+ * reads each frame straight into that port's buffers through the switch
+ * (port_lend_rx(): the switch reserves, we read, the switch decides),
+ * one copy.  Without eBPF or multi-queue support (old kernel, no
+ * privileges, a persistent single-queue TAP) the port logs it once and
+ * runs on queue 0 alone, as before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,18 +33,16 @@
 #include <linux/if_tun.h>
 
 #include "port.h"
-#include "port_vhost.h"
 #include "tap_steer.h"
 #include "../net/gso.h"
 #include "../log.h"
 #include "../priv.h"
-#include "../switch.h"
 #include "../util.h"
 
 #define TAP_VNET_HDR_LEN	12	/* sizeof(struct virtio_net_hdr_v1) */
 #define TAP_FRAME_MAX		PKT_FRAME_MAX
 #define TAP_BUF_LEN		(TAP_VNET_HDR_LEN + TAP_FRAME_MAX)
-#define TAP_QUEUES_MAX		(1 + SWITCH_PORTS_MAX)	/* tun allows 256 */
+#define TAP_QUEUES_MAX		(1 + PORT_IDX_MAX)	/* tun allows 256 */
 #define TAP_DIRECT_BUFS		8	/* bounce buffers of a guest's queue */
 #define TAP_IFF			(IFF_TAP | IFF_NO_PI | IFF_VNET_HDR)
 
@@ -68,24 +68,25 @@ _Static_assert(sizeof(struct virtio_net_hdr_v1) == TAP_VNET_HDR_LEN,
  * @fd:		the queue's fd, non-blocking
  * @idx:	tun's queue index (attach order), also the worker cookie
  * @worker:	worker polling @fd
- * @dst:	queues >= 1: index of the guest port the queue is steered to
+ * @port:	the TAP port
  * @nbufs:	receive buffers in @bufs
- * @bufs:	@nbufs buffers of TAP_BUF_LEN bytes; @direct.bounce is the
+ * @bufs:	@nbufs buffers of TAP_BUF_LEN bytes; @rd.bounce is the
  *		first (used only between reads, by the same worker)
  * @pkts:	descriptors of the frames in @bufs for one burst
- * @direct:	queues >= 1: the direct reader's state
+ * @rd:		queues >= 1: the reader that lands frames in the buffers of
+ *		port @rd.dst, the port the queue is steered to
  *
- * Everything but @fd, @idx and @dst is the polling worker's.
+ * Everything but @fd, @idx, @port and @rd.dst is the polling worker's.
  */
 struct tap_queue {
 	int fd;
 	unsigned int idx;
 	unsigned int worker;
-	unsigned int dst;
+	struct port *port;
 	unsigned int nbufs;
 	uint8_t *bufs;
 	struct pkt pkts[PORT_BURST];
-	struct port_direct direct;
+	struct port_reader rd;
 };
 
 /**
@@ -113,7 +114,7 @@ struct tap_priv {
 	uint32_t frame_max;
 	unsigned int nq;
 	struct tap_queue *q[TAP_QUEUES_MAX];
-	uint16_t port_queue[SWITCH_PORTS_MAX];
+	uint16_t port_queue[PORT_IDX_MAX];
 	struct tap_steer steer;
 };
 
@@ -183,6 +184,11 @@ static void tap_set_owner(int fd, const char *ifname)
 		     ifname, strerror(errno));
 }
 
+static ssize_t tap_lend_read(struct port_reader *rd, const struct iovec *iov,
+			     int n);
+static unsigned int tap_lend_burst(struct port_reader *rd, struct pkt **pkts,
+				   unsigned int max, struct port_turn *turn);
+
 /**
  * tap_queue_new() - receive state for queue @idx on @fd
  * @p:		port
@@ -208,12 +214,13 @@ static struct tap_queue *tap_queue_new(struct port *p, struct tap_priv *t,
 	}
 	q->fd = fd;
 	q->idx = idx;
+	q->port = p;
 	q->nbufs = nbufs;
-	q->direct.fd = fd;
-	q->direct.src = p;
-	q->direct.src_feat = t->src_feat;
-	q->direct.frame_max = t->frame_max;
-	q->direct.bounce = q->bufs;
+	q->rd.read = tap_lend_read;
+	q->rd.burst = tap_lend_burst;
+	q->rd.src_feat = t->src_feat;
+	q->rd.frame_max = t->frame_max;
+	q->rd.bounce = q->bufs;
 	return q;
 }
 
@@ -295,7 +302,7 @@ static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst)
 		close(fd);
 		return -ENOMEM;
 	}
-	q->dst = dst;
+	q->rd.dst = dst;
 	t->q[idx] = q;
 	__atomic_store_n(&t->nq, idx + 1, __ATOMIC_RELEASE);
 	rc = port_src_add(p, idx, fd, PORT_SRC_LEVEL);
@@ -316,16 +323,20 @@ static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst)
 }
 
 /**
- * tap_mq_update() - queues for new guests, steering map from the MAC table
+ * tap_mq_update() - queues for new lenders, steering map from the MAC table
  * @p:		port
  * @t:		its state
+ *
+ * Every port that can lend RX buffers gets a tun queue; the map steers
+ * the MACs of those whose lend_ok() takes our offloads whole to theirs.
  *
  * Context: control thread (open and the one-second timer)
  */
 static void tap_mq_update(struct port *p, struct tap_priv *t)
 {
-	uint16_t want[SWITCH_PORTS_MAX];
-	unsigned int i, n = switch_port_count();
+	struct port_lender lenders[PORT_IDX_MAX];
+	uint16_t want[PORT_IDX_MAX] = { 0 };
+	unsigned int i, n, nports = 0;
 	uint32_t fm = tap_frame_max(t);
 
 	if (!t->mq)
@@ -333,36 +344,36 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 	if (fm != t->frame_max) {
 		t->frame_max = fm;
 		for (i = 1; i < t->nq; i++)
-			__atomic_store_n(&t->q[i]->direct.frame_max, fm,
+			__atomic_store_n(&t->q[i]->rd.frame_max, fm,
 					 __ATOMIC_RELAXED);
 	}
+	n = port_lenders(t->src_feat, lenders, ARRAY_SIZE(lenders));
 	for (i = 0; i < n; i++) {
-		struct port *d = switch_port(i);
+		unsigned int d = lenders[i].idx;
 		int rc;
 
-		want[i] = 0;
-		if (!d || d->ops != &port_vhost_ops)
+		if (d >= PORT_IDX_MAX)
 			continue;
-		if (!t->port_queue[i]) {
-			/* A guest port added after start-up (ctl "port add"):
+		nports = d + 1;
+		if (!t->port_queue[d]) {
+			/* A port added after start-up (ctl "port add"):
 			 * the open() and TUNSETIFF of a queue are no longer
 			 * ours to make (and not on the seccomp allow-list).
 			 */
-			rc = priv_dropped() ? -EPERM : tap_queue_add(p, t, i);
+			rc = priv_dropped() ? -EPERM : tap_queue_add(p, t, d);
 			if (rc < 0) {
 				src_warn(&p->log, "port %s: no tun queue for "
 					 "%s (%s): its frames take the bounce "
-					 "buffer", p->name, d->name,
+					 "buffer", p->name, lenders[i].name,
 					 strerror(-rc));
-				t->port_queue[i] = UINT16_MAX;	/* tried */
+				t->port_queue[d] = UINT16_MAX;	/* tried */
 				continue;
 			}
 		}
-		if (t->port_queue[i] != UINT16_MAX &&
-		    port_vhost_direct_ok(d, t->src_feat))
-			want[i] = t->port_queue[i];
+		if (t->port_queue[d] != UINT16_MAX && lenders[i].ok)
+			want[d] = t->port_queue[d];
 	}
-	tap_steer_sync(&t->steer, want, n);
+	tap_steer_sync(&t->steer, want, nports);
 	if (t->steer.map_fd >= 0)
 		stats_add(&port_ctr(p)->steer_syncs, 1);
 }
@@ -632,57 +643,45 @@ static unsigned int tap_read_burst(struct port *p, struct tap_priv *t,
 }
 
 /**
- * tap_read_direct() - a guest's queue is readable: read into the guest
- * @p:		port
- * @t:		its state
- * @q:		the queue (index >= 1)
- * @pkts:	out: frames that could not stay with the guest, for the
- *		switch (one fallback, or a burst read the usual way)
+ * tap_lend_read() - read one frame into a vector (struct port_reader)
+ * @rd:		a steered queue's reader
+ * @iov:	the vector: our virtio-net header, our Ethernet header, the
+ *		space another port lent
+ * @n:		its segments
+ *
+ * Return: bytes read (tun's full frame length, even when it did not fit),
+ *	   0 or -EAGAIN if there is none, else -errno
+ */
+static ssize_t tap_lend_read(struct port_reader *rd, const struct iovec *iov,
+			     int n)
+{
+	struct tap_queue *q = container_of(rd, struct tap_queue, rd);
+	int tries = 0;
+	ssize_t r;
+
+	do {
+		r = readv(q->fd, iov, n);
+	} while (r < 0 && errno == EINTR && ++tries < 3);
+	if (r >= 0)
+		return r;
+	return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+}
+
+/**
+ * tap_lend_burst() - a steered queue's frames the old way (port_reader)
+ * @rd:		its reader
+ * @pkts:	out: frames read into the queue's buffers
  * @max:	room in @pkts
  * @turn:	the turn, as for rx_burst
  * Return: frames in @pkts
  */
-static unsigned int tap_read_direct(struct port *p, struct tap_priv *t,
-				    struct tap_queue *q, struct pkt **pkts,
-				    unsigned int max, struct port_turn *turn)
+static unsigned int tap_lend_burst(struct port_reader *rd, struct pkt **pkts,
+				   unsigned int max, struct port_turn *turn)
 {
-	while (turn->done < turn->budget) {
-		struct port *d = switch_port(q->dst);
-		enum port_direct_stop stop = PORT_DIRECT_BOUNCE;
-		unsigned int n = 0;
+	struct tap_queue *q = container_of(rd, struct tap_queue, rd);
 
-		q->direct.why = STATS_DIRECT_DOWN;
-		if (d && d->ops == &port_vhost_ops)
-			stop = port_vhost_rx_direct(d, &q->direct,
-						    turn->budget - turn->done,
-						    &n);
-		turn->done += n;
-		switch (stop) {
-		case PORT_DIRECT_BUDGET:
-			break;
-		case PORT_DIRECT_DRY:
-			turn->dry = true;
-			return 0;
-		case PORT_DIRECT_FORWARD:
-			stats_add(&port_ctr(p)->rx_packets, 1);
-			stats_add(&port_ctr(p)->rx_bytes, q->direct.pkt.len);
-			pkts[0] = &q->direct.pkt;
-			return 1;
-		case PORT_DIRECT_BOUNCE:
-			/* Today's path, for as many frames as fit. */
-			n = tap_read_burst(p, t, q, pkts,
-					   MIN(max, q->nbufs), turn);
-			if (n) {
-				stats_add(&port_ctr(p)->direct_fallbacks[q->direct.why],
-					  n);
-				if (d)
-					stats_add(&port_ctr(d)->direct_fallbacks[q->direct.why],
-						  n);
-			}
-			return n;
-		}
-	}
-	return 0;
+	return tap_read_burst(q->port, q->port->priv, q, pkts,
+			      MIN(max, q->nbufs), turn);
 }
 
 /**
@@ -721,7 +720,7 @@ static unsigned int tap_rx_burst(struct port *p, uint32_t qi,
 	struct tap_queue *q = t->q[qi];
 
 	if (qi)
-		return tap_read_direct(p, t, q, pkts, max, turn);
+		return port_lend_rx(p, &q->rd, pkts, max, turn);
 	return tap_read_burst(p, t, q, pkts, MIN(max, q->nbufs), turn);
 }
 

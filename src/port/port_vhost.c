@@ -640,4 +640,9 @@ const struct port_ops port_vhost_ops = {
 	.feature_names = vu_feature_names,
 	.protocol_names = vu_protocol_feature_names,
 	.counters = port_vhost_counters,
+	.lend_ok = port_vhost_lend_ok,
+	.lend_begin = port_vhost_lend_begin,
+	.lend_reserve = port_vhost_lend_reserve,
+	.lend_commit = port_vhost_lend_commit,
+	.lend_end = port_vhost_lend_end,
 };

@@ -31,12 +31,7 @@
  */
 #define PORT_VHOST_POLL_DESCS	4
 #define PORT_VHOST_POLL_BYTES	4096
-#define PORT_VHOST_RXQ		0	/* RX queue of pair 0 (direct reads) */
 #define PORT_VHOST_FLOWS	256	/* flows remembered per port */
-/* One readv(): our virtio-net header, then a frame that fits a pkt. */
-#define PORT_DIRECT_IOV_MAX	(1 + PKT_IOV_MAX)
-#define PORT_DIRECT_HDR_LEN	sizeof(struct virtio_net_hdr_v1)
-#define PORT_DIRECT_BUF_LEN	(PORT_DIRECT_HDR_LEN + PKT_FRAME_MAX)
 
 #define PV_FEAT(bit)		(1ULL << (bit))
 
@@ -173,58 +168,6 @@ struct port_vhost {
 	uint8_t flow_pair[PORT_VHOST_FLOWS];
 };
 
-/**
- * struct port_direct - a TAP queue read straight into one guest's RX ring
- * @fd:		tun queue fd, non-blocking; the kernel steers frames for
- *		the guest's MACs to it
- * @src:	the TAP port (source of the frames, for counters, learning
- *		and switch_forward() of fallbacks)
- * @src_feat:	offloads the TAP may hand us (struct pkt's @src_feat)
- * @frame_max:	largest frame a read may return (without the 12-byte
- *		virtio-net header): what the guest's buffers must cover
- *		before a read goes into them
- * @bounce:	PORT_DIRECT_BUF_LEN bytes: a fallback frame is copied here
- * @pkt:	the fallback frame, described in @bounce (valid after
- *		PORT_DIRECT_FORWARD)
- * @vnet:	the kernel's virtio-net header lands here, not in the guest
- * @eth:	the Ethernet header lands here: what the switch decides on
- *		(learning, steering check) is never guest-writable memory
- * @iov:	scratch for building one readv()
- * @why:	enum stats_direct reason of the last fallback
- *
- * Owned by the one worker that polls @fd.
- */
-struct port_direct {
-	int fd;
-	struct port *src;
-	uint64_t src_feat;
-	uint32_t frame_max;
-	uint8_t *bounce;
-	struct pkt pkt;
-	struct virtio_net_hdr_v1 vnet;
-	struct ethhdr eth;
-	struct iovec iov[PORT_DIRECT_IOV_MAX];
-	int why;
-};
-
-/**
- * enum port_direct_stop - why port_vhost_rx_direct() returned
- * @PORT_DIRECT_BUDGET:	the budget is used up; the fd may have more
- * @PORT_DIRECT_DRY:	the fd had no more frames (or failed)
- * @PORT_DIRECT_FORWARD: a frame could not stay with the guest: it is in
- *			@pkt, to go through switch_forward() like any frame
- *			(no lock held any more); then call again
- * @PORT_DIRECT_BOUNCE:	the guest cannot take a direct read now (counted):
- *			read into the TAP's bounce buffers and forward as
- *			usual, which drops or delivers like before
- */
-enum port_direct_stop {
-	PORT_DIRECT_BUDGET,
-	PORT_DIRECT_DRY,
-	PORT_DIRECT_FORWARD,
-	PORT_DIRECT_BOUNCE,
-};
-
 /* A turn holds the TX queue's lock from rx_begin (when it returns true)
  * to rx_end: across functions, out of the attributes' reach (lock.h).
  */
@@ -300,11 +243,15 @@ void port_vhost_rx_push(struct port_vhost *pv, struct port_vhost_rxq *rq,
 void port_vhost_rx_release(struct port_vhost *pv, struct port_vhost_rxq *rq,
 			   struct virtq *vq);
 
-/* TAP -> guest in one copy (port_vhost_direct.c). */
-bool port_vhost_direct_ok(struct port *p, uint64_t src_feat);
-enum port_direct_stop port_vhost_rx_direct(struct port *p,
-					   struct port_direct *src,
-					   unsigned int budget,
-					   unsigned int *done);
+/* RX buffers lent to a reader of another port (port_vhost_direct.c). */
+bool port_vhost_lend_ok(struct port *p, uint64_t src_feat);
+/* A lend holds the RX queue's lock from lend_begin (when it returns 0)
+ * to lend_end: across functions, out of the attributes' reach (lock.h).
+ */
+int port_vhost_lend_begin(struct port *p, struct port_lend *l) NO_TSA;
+int port_vhost_lend_reserve(struct port *p, struct port_lend *l, size_t cap);
+int port_vhost_lend_commit(struct port *p, struct port_lend *l,
+			   const struct pkt *pkt);
+void port_vhost_lend_end(struct port *p, struct port_lend *l) NO_TSA;
 
 #endif /* VHOSTD_PORT_VHOST_H */

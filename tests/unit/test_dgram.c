@@ -56,7 +56,10 @@ static void stub_set_up(struct port *p, bool up)
 }
 
 static const struct port_host stub_host = {
-	stub_src_add, stub_src_del, stub_quiesce, stub_set_up,
+	.src_add = stub_src_add,
+	.src_del = stub_src_del,
+	.quiesce = stub_quiesce,
+	.set_up = stub_set_up,
 };
 
 /**
