@@ -748,6 +748,27 @@ unsigned int switch_lenders(uint64_t src_feat, struct port_lender *out,
 }
 
 /**
+ * switch_mac_walk() - every MAC in the table, with its port (port_host)
+ * @fn:		called with @arg, the MAC and its port index
+ * @arg:	its argument
+ *
+ * Reads each slot the way ctl's "fdb" does (atomic loads): a MAC moving
+ * meanwhile may be reported twice, at most FDB_SIZE are.
+ * Context: control thread
+ */
+void switch_mac_walk(void (*fn)(void *arg, const uint8_t *mac,
+				unsigned int port),
+		     void *arg)
+{
+	struct fdb_entry e;
+	unsigned int i;
+
+	for (i = 0; i < FDB_SIZE; i++)
+		if (fdb_entry_get(&sw.fdb, i, &e))
+			fn(arg, e.mac, e.port);
+}
+
+/**
  * switch_timer() - once-a-second housekeeping
  * Context: control thread
  */

@@ -38,6 +38,7 @@ _Static_assert(SWITCH_PORTS_MAX <= PORT_IDX_MAX,
  * switch_lend_rx()	worker: a reader's turn straight into another
  *			port's RX buffers (struct port_host's lend_rx).
  * switch_lenders()	control: the ports that lend RX buffers (port_host).
+ * switch_mac_walk()	control: every MAC and its port (port_host).
  * switch_timer()	control, once a second: age the FDB, port timers.
  * switch_fdb()		the MAC table (for ctl and tests).
  * switch_now_s()	the switch's clock, seconds: now_s() as of the last
@@ -59,6 +60,9 @@ unsigned int switch_lend_rx(struct port *src, struct port_reader *rd,
 			    struct port_turn *turn);
 unsigned int switch_lenders(uint64_t src_feat, struct port_lender *out,
 			    unsigned int max);
+void switch_mac_walk(void (*fn)(void *arg, const uint8_t *mac,
+				unsigned int port),
+		     void *arg);
 void switch_timer(void);
 struct fdb *switch_fdb(void);
 

@@ -708,5 +708,7 @@ static const struct port_host worker_host = {
 	.quiesce = worker_quiesce,
 	.set_up = switch_set_up,
 	.lenders = switch_lenders,
+	.mac_walk = switch_mac_walk,
+	.mac_max = FDB_SIZE,
 	.lend_rx = switch_lend_rx,
 };

@@ -492,6 +492,10 @@ struct port_ops {
  * @lenders:	fill up to @max entries of @out with the ports that can
  *		lend RX buffers (lend_* ops), in index order, each with its
  *		lend_ok(@src_feat); return how many
+ * @mac_walk:	call @fn(@arg, mac, port index) for every MAC in the
+ *		switch's table, at most @mac_max of them (racy: a MAC
+ *		moving meanwhile may be reported twice)
+ * @mac_max:	most MACs @mac_walk reports
  * @lend_rx:	worker, a turn at @src's queue of @rd: land frames in the
  *		buffers of port @rd->dst, as many as the turn allows (see
  *		port_lend_rx()); return frames in @pkts for switch_forward()
@@ -508,13 +512,16 @@ struct port_host {
 	void (*set_up)(struct port *p, bool up);
 	unsigned int (*lenders)(uint64_t src_feat, struct port_lender *out,
 				unsigned int max);
+	void (*mac_walk)(void (*fn)(void *arg, const uint8_t *mac,
+				    unsigned int port),
+			 void *arg);
+	unsigned int mac_max;
 	unsigned int (*lend_rx)(struct port *src, struct port_reader *rd,
 				struct pkt **pkts, unsigned int max,
 				struct port_turn *turn);
 };
 
 extern const struct port_host *port_host;
-
 
 /**
  * struct port - one switch port

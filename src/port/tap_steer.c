@@ -13,13 +13,14 @@
  *	q = map[key];  return q ? *q : 0;
  *
  * The map is a hash of 8-byte keys (the destination MAC, zero padded) to
- * u32 queue indexes, sized like the switch's MAC table.  Queue indexes
+ * u32 queue indexes, sized like the switch's MAC table (struct
+ * port_host's mac_max).  Queue indexes
  * are tun's: the order in which queue fds were attached, which stays put
  * as long as no queue detaches (we never detach one but at close).
  *
- * Sync runs once a second on the control thread: it reads the MAC table
- * the way ctl's "fdb" does (atomic loads of each slot), builds the sorted
- * list the map should hold and applies the difference to the map against
+ * Sync runs once a second on the control thread: it has the switch walk
+ * its MAC table (struct port_host's mac_walk, atomic loads of each slot
+ * as ctl's "fdb" does), builds the sorted list the map should hold and applies the difference to the map against
  * a sorted shadow of what it holds.  A stale map costs nothing but
  * copies: a frame steered to the wrong queue is checked against the MAC
  * table again by the reader and forwarded by the switch like any other.
@@ -33,10 +34,9 @@
 #include <linux/bpf.h>
 #include <linux/if_tun.h>
 
+#include "port.h"
 #include "tap_steer.h"
-#include "../fdb.h"
 #include "../log.h"
-#include "../switch.h"
 #include "../util.h"
 
 /* Instruction encodings (the kernel's filter.h macros are not uapi). */
@@ -137,14 +137,20 @@ int tap_steer_open(struct tap_steer *s)
 	s->map_fd = -1;
 	s->prog_fd = -1;
 	s->n = 0;
-	s->cur = calloc(FDB_SIZE, sizeof(*s->cur));
-	s->next = calloc(FDB_SIZE, sizeof(*s->next));
+	/* Without a host there is no MAC table to steer by. */
+	s->max = port_host ? port_host->mac_max : 0;
+	if (!s->max) {
+		rc = -ENODEV;
+		goto err;
+	}
+	s->cur = calloc(s->max, sizeof(*s->cur));
+	s->next = calloc(s->max, sizeof(*s->next));
 	if (!s->cur || !s->next) {
 		rc = -ENOMEM;
 		goto err;
 	}
 	s->map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "vhostd_macq", 8,
-				   sizeof(uint32_t), FDB_SIZE, NULL);
+				   sizeof(uint32_t), s->max, NULL);
 	if (s->map_fd < 0) {
 		rc = -errno;
 		s->map_fd = -1;
@@ -217,6 +223,39 @@ static int tap_steer_cmp(const void *a, const void *b)
 }
 
 /**
+ * struct tap_steer_walk - what tap_steer_add() collects into
+ * @s:		state; entries go to @s->next
+ * @port_queue:	queue per port index (0: none)
+ * @nports:	entries in @port_queue
+ * @n:		entries in @s->next so far
+ */
+struct tap_steer_walk {
+	struct tap_steer *s;
+	const uint16_t *port_queue;
+	unsigned int nports;
+	unsigned int n;
+};
+
+/**
+ * tap_steer_add() - one MAC of the switch's table (port_host mac_walk)
+ * @arg:	struct tap_steer_walk
+ * @mac:	the MAC
+ * @port:	the port it was learned on
+ */
+static void tap_steer_add(void *arg, const uint8_t *mac, unsigned int port)
+{
+	struct tap_steer_walk *w = arg;
+	uint8_t key[8] = { 0 };
+
+	if (port >= w->nports || !w->port_queue[port] || w->n >= w->s->max)
+		return;
+	memcpy(key, mac, ETH_ALEN);
+	memcpy(&w->s->next[w->n].key, key, sizeof(key));
+	w->s->next[w->n].queue = w->port_queue[port];
+	w->n++;
+}
+
+/**
  * tap_steer_want() - the entries the map should hold, sorted, one per MAC
  * @s:		state; fills @s->next
  * @port_queue:	queue per port index (0: none)
@@ -228,24 +267,15 @@ static unsigned int tap_steer_want(struct tap_steer *s,
 				   const uint16_t *port_queue,
 				   unsigned int nports)
 {
-	const struct fdb *f = switch_fdb();
-	unsigned int i, n = 0, m;
+	struct tap_steer_walk w = {
+		.s = s, .port_queue = port_queue, .nports = nports,
+	};
+	unsigned int i, m;
 
-	for (i = 0; i < FDB_SIZE; i++) {
-		uint8_t mac[8] = { 0 };
-		struct fdb_entry e;
-
-		if (!fdb_entry_get(f, i, &e) || e.port >= nports ||
-		    !port_queue[e.port])
-			continue;
-		memcpy(mac, e.mac, ETH_ALEN);
-		memcpy(&s->next[n].key, mac, sizeof(mac));
-		s->next[n].queue = port_queue[e.port];
-		n++;
-	}
-	qsort(s->next, n, sizeof(s->next[0]), tap_steer_cmp);
+	port_host->mac_walk(tap_steer_add, &w);
+	qsort(s->next, w.n, sizeof(s->next[0]), tap_steer_cmp);
 	/* A MAC moving while we read may show up twice: keep one. */
-	for (i = 0, m = 0; i < n; i++) {
+	for (i = 0, m = 0; i < w.n; i++) {
 		if (m && s->next[m - 1].key == s->next[i].key)
 			continue;
 		s->next[m++] = s->next[i];

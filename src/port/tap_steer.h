@@ -29,8 +29,10 @@ struct tap_steer_ent {
  * @map_fd:	BPF hash map MAC -> queue, -1 when steering is off
  * @prog_fd:	the steering program, -1 when steering is off
  * @n:		entries in @cur
- * @cur:	what the map holds, sorted by key (FDB_SIZE entries)
- * @next:	scratch for the next sync (FDB_SIZE entries)
+ * @max:	entries the map, @cur and @next hold: the switch's
+ *		MAC table size (struct port_host's mac_max)
+ * @cur:	what the map holds, sorted by key (@max entries)
+ * @next:	scratch for the next sync (@max entries)
  *
  * Control thread only.
  */
@@ -38,13 +40,15 @@ struct tap_steer {
 	int map_fd;
 	int prog_fd;
 	unsigned int n;
+	unsigned int max;
 	struct tap_steer_ent *cur;
 	struct tap_steer_ent *next;
 };
 
 /*
  * tap_steer_open()	create the map and load the program.  0 or -errno
- *			(no BPF, old kernel, no privileges): @s closed,
+ *			(no BPF, old kernel, no privileges, no port_host
+ *			to ask for the MAC table): @s closed,
  *			@s->map_fd -1.
  * tap_steer_attach()	make the tun device behind @tun_fd use it
  *			(TUNSETSTEERINGEBPF).  0 or -errno.

@@ -5,8 +5,10 @@
  * TAP needed): a destination MAC in the map gives its queue, anything else
  * queue 0.  The sync is checked against the switch's MAC table through
  * learn, move, flush and ageing: the map must hold exactly the MACs of
- * steered ports, each with its port's queue.  Loading BPF needs
- * privileges (CAP_BPF); without them the run reports one SKIPPED test.
+ * steered ports, each with its port's queue.  The MAC table reaches the
+ * sync as it does in vhostd, through struct port_host's mac_walk (the
+ * switch's); only that member is set here.  Loading BPF needs privileges
+ * (CAP_BPF); without them the run reports one SKIPPED test.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -23,6 +25,12 @@
 #include "../../src/port/tap_steer.h"
 
 static struct tap_steer ts;
+
+/* What the worker layer gives ports; the sync needs the MAC table only. */
+static const struct port_host test_host = {
+	.mac_walk = switch_mac_walk,
+	.mac_max = FDB_SIZE,
+};
 
 static int setup(void **state)
 {
@@ -202,7 +210,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
 	};
 	struct tap_steer probe = { 0 };
-	int rc = tap_steer_open(&probe);
+	int rc;
+
+	port_host = &test_host;
+	rc = tap_steer_open(&probe);
 
 	if (rc) {
 		/* No BPF here (unprivileged, or a kernel without it): vhostd
