@@ -38,6 +38,7 @@
 #include <linux/bpf.h>
 
 #include "log.h"
+#include "port/port.h"
 #include "priv.h"
 #include "sandbox.h"
 
@@ -110,6 +111,8 @@ void priv_init(const struct conf_user *u)
 	priv.set = true;
 	priv.uid = u->uid;
 	priv.gid = u->gid;
+	port_env.uid_set = true;
+	port_env.uid = u->uid;
 	priv.ngroups = 0;
 	if (!u->group_set && u->name[0]) {
 		int n = PRIV_GROUPS_MAX;
@@ -289,6 +292,7 @@ void priv_drop(bool steer_maps)
 	cap_free(text);
 	cap_free(now);
 	priv_done = true;
+	port_env.sealed = true;
 }
 
 /**

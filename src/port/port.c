@@ -16,6 +16,9 @@
  */
 const struct port_host *port_host;
 
+/* See port.h: priv.c fills it in. */
+struct port_env port_env;
+
 /* X(ops): every port type, in the order --help and errors list them;
  * each line ends in a backslash, so a new type is one added line.
  */

@@ -524,6 +524,24 @@ struct port_host {
 extern const struct port_host *port_host;
 
 /**
+ * struct port_env - what the layers above tell ports about the process
+ * @sealed:	start-up is over (priv_drop()): ports may no longer open
+ *		devices, e.g. a TAP's further tun queues
+ * @uid_set:	@uid is --user's (priv_init())
+ * @uid:	the uid vhostd runs as after start-up if @uid_set, else
+ *		the effective uid is: the owner of devices a port creates
+ *
+ * Control thread only.
+ */
+struct port_env {
+	bool sealed;
+	bool uid_set;
+	uint32_t uid;
+};
+
+extern struct port_env port_env;
+
+/**
  * struct port - one switch port
  * @idx:	index in the switch's table (stable while in use)
  * @in_use:	slot holds a port

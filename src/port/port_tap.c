@@ -36,7 +36,6 @@
 #include "tap_steer.h"
 #include "../net/gso.h"
 #include "../log.h"
-#include "../priv.h"
 #include "../util.h"
 
 #define TAP_VNET_HDR_LEN	12	/* sizeof(struct virtio_net_hdr_v1) */
@@ -179,7 +178,9 @@ static void tap_set_owner(int fd, const char *ifname)
 	memset(&ifr, 0, sizeof(ifr));
 	if (ioctl(fd, TUNGETIFF, &ifr) < 0 || (ifr.ifr_flags & IFF_PERSIST))
 		return;
-	if (ioctl(fd, TUNSETOWNER, (unsigned long)priv_run_uid()) < 0)
+	if (ioctl(fd, TUNSETOWNER, (unsigned long)(port_env.uid_set ?
+						   port_env.uid :
+						   geteuid())) < 0)
 		warn("tap %s: TUNSETOWNER: %s (any user may attach to it)",
 		     ifname, strerror(errno));
 }
@@ -360,7 +361,7 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 			 * the open() and TUNSETIFF of a queue are no longer
 			 * ours to make (and not on the seccomp allow-list).
 			 */
-			rc = priv_dropped() ? -EPERM : tap_queue_add(p, t, d);
+			rc = port_env.sealed ? -EPERM : tap_queue_add(p, t, d);
 			if (rc < 0) {
 				src_warn(&p->log, "port %s: no tun queue for "
 					 "%s (%s): its frames take the bounce "
