@@ -47,6 +47,12 @@
 #include "../net/iov.h"
 #include "../util.h"
 
+/* port_vhost_lend_begin() admits MRG_RXBUF guests only, whose virtio-net
+ * header is always the 12-byte v1 one (vu_dev_hdr_len()): the lend ops
+ * need not ask per frame.
+ */
+#define LEND_HDR_LEN	((unsigned int)sizeof(struct virtio_net_hdr_v1))
+
 /**
  * struct direct_feat - a TAP offload and the guest feature taking it whole
  * @host:	HOST_* (or CSUM) bit in the TAP's src_feat
@@ -225,11 +231,10 @@ int port_vhost_lend_reserve(struct port *p, struct port_lend *l, size_t cap)
 {
 	struct port_vhost *pv = p->priv;
 	struct vu_queue *q = l->cookie;
-	unsigned int hdr_len = vu_dev_hdr_len(&pv->dev);
 	int rc;
 
 	for (;;) {
-		rc = direct_iov(pv, &pv->rxq[l->pair], &q->vq, l, hdr_len,
+		rc = direct_iov(pv, &pv->rxq[l->pair], &q->vq, l, LEND_HDR_LEN,
 				cap);
 		if (rc != -EINVAL || ++l->bad >= PORT_VHOST_RX_BUFS)
 			break;
@@ -269,7 +274,7 @@ int port_vhost_lend_commit(struct port *p, struct port_lend *l,
 	struct port_vhost *pv = p->priv;
 	struct vu_queue *q = l->cookie;
 	struct port_vhost_rxq *rq = &pv->rxq[l->pair];
-	unsigned int hdr_len = vu_dev_hdr_len(&pv->dev);
+	const unsigned int hdr_len = LEND_HDR_LEN;
 	struct virtio_net_hdr_v1 hdr = pkt->vnet;
 	struct virtq_elem *e = port_vhost_rx_chain(rq, 0);
 	uint32_t used[PORT_VHOST_RX_BUFS];
