@@ -58,6 +58,12 @@ static void tf_frame(uint8_t *f, const uint8_t dst[6], unsigned int len)
 	f[39] = (uint8_t)udp_len;
 }
 
+/**
+ * main() - send the flood
+ * @argc:	argument count
+ * @argv:	IFNAME DSTMAC SIZE SECONDS
+ * Return: 0, 1 if the socket cannot be had, 2 on usage errors
+ */
 int main(int argc, char **argv)
 {
 	static uint8_t f[TF_MAX];
