@@ -8,6 +8,14 @@
  * SET_FEATURES, SET_MEM_TABLE and per ring NUM/BASE/ADDR/KICK/CALL, and a
  * final SET_VRING_ENABLE.  Closing sends GET_VRING_BASE per ring.
  *
+ * Several queue pairs (opts.pairs): QEMU keeps a vhost device per pair and
+ * repeats SET_FEATURES and SET_MEM_TABLE for each; we send them once, with
+ * every pair's regions in the table, and otherwise do per ring of every
+ * pair what is done for one.  Each pair beyond the first is a struct
+ * vdrv_dev of its own (d->pairs[p]) with its own memory, rings and buffers
+ * and a copy of the socket number, so the data path (vdrv_txrx.c,
+ * vdrv_inplace.c) is the same code, validation included, for every pair.
+ *
  * Buffers are fixed: every TX head owns a slot (header + frame) and every
  * RX head a buffer, allocated once in guest memory and alternating between
  * the two regions so each burst exercises the back end's translation of
@@ -25,6 +33,11 @@
 #include "vdrv_priv.h"
 
 #define VDRV_BUF_ALIGN	64
+
+/* Guest-physical distance between the memory of consecutive queue pairs:
+ * pair 3's first region still ends below the 4 GiB base of region 1.
+ */
+#define VDRV_PAIR_GPA_STRIDE	0x30000000ULL
 
 /**
  * vdrv_opts_init() - defaults: QEMU-like features, 256-entry rings
@@ -45,6 +58,7 @@ void vdrv_opts_init(struct vdrv_opts *o, const char *path)
 	o->tx_layout = VDRV_TX_FLAT;
 	o->timeout_ms = 5000;
 	o->early_enable = true;
+	o->pairs = 1;
 }
 
 /**
@@ -62,6 +76,8 @@ static int vdrv_check_opts(const struct vdrv_opts *o)
 	    o->rx_buf_len < 12 || o->rx_bufs * o->rx_segs > q)
 		return -EINVAL;
 	if (o->tx_buf_len < 12 + 14 || o->tx_layout > VDRV_TX_INDIRECT)
+		return -EINVAL;
+	if (o->pairs > VDRV_PAIRS_MAX)
 		return -EINVAL;
 	return 0;
 }
@@ -91,6 +107,13 @@ static int vdrv_negotiate(struct vdrv_dev *d)
 	}
 	if (d->opts.in_order)
 		want |= 1ULL << VIRTIO_F_IN_ORDER;
+	if (d->npairs > 1) {
+		want |= 1ULL << VIRTIO_NET_F_MQ;
+		need |= 1ULL << VIRTIO_NET_F_MQ;
+	} else {
+		/* One pair: no MQ, as QEMU without mq=on. */
+		want &= ~(1ULL << VIRTIO_NET_F_MQ);
+	}
 	d->features = want & d->dev_features &
 		      ~(1ULL << VDRV_F_PROTOCOL_FEATURES);
 	if (need & ~d->features)
@@ -102,6 +125,8 @@ static int vdrv_negotiate(struct vdrv_dev *d)
 		if (ret)
 			return ret;
 		d->proto_features = pf & d->opts.protocol_features;
+		if (d->npairs > 1)
+			d->proto_features |= pf & (1ULL << VDRV_PF_MQ);
 		if (d->opts.mtu)
 			d->proto_features |= pf & (1ULL << VDRV_PF_NET_MTU);
 		/* Not acked: REPLY_ACK takes effect with this very message. */
@@ -120,11 +145,15 @@ static int vdrv_negotiate(struct vdrv_dev *d)
 		ret = vdrv_proto_get_u64(c, VDRV_REQ_GET_QUEUE_NUM, &qn);
 		if (ret)
 			return ret;
-		/* We drive one queue pair; a device with none is broken. */
+		/* A device with no queue pair is broken. */
 		if (!qn || qn > 0xffff)
 			return -EPROTO;
 		d->queue_num = (unsigned int)qn;
+	} else if (d->npairs > 1) {
+		return -ENOTSUP;
 	}
+	if (d->queue_num < d->npairs)
+		return -ENOTSUP;
 
 	ret = vdrv_proto_set(c, VDRV_REQ_SET_OWNER, NULL, 0, NULL, 0);
 	if (ret)
@@ -145,7 +174,7 @@ static int vdrv_negotiate(struct vdrv_dev *d)
 
 /**
  * vdrv_setup_mem() - size and map guest memory, lay out rings and buffers
- * @d:	device, features negotiated
+ * @d:	device or pair, features negotiated, @d->pair_idx set
  * Return: 0 or -errno
  */
 static int vdrv_setup_mem(struct vdrv_dev *d)
@@ -183,15 +212,20 @@ static int vdrv_setup_mem(struct vdrv_dev *d)
 	 */
 	sizes[1] = (d->rx_nbufs + 1) / 2 * rxl + (d->tx_slots + 1) / 2 * txl +
 		   65536 + VDRV_EVIL_IND_MAX * 16ULL;
-	ret = vdrv_mem_init(&d->mem, sizes);
+	/* Each pair's memory must fit its slot of guest-physical space. */
+	if (o->pairs > 1 && (sizes[0] > VDRV_PAIR_GPA_STRIDE - (1ULL << 20) ||
+			     sizes[1] > VDRV_PAIR_GPA_STRIDE))
+		return -EINVAL;
+	ret = vdrv_mem_init_at(&d->mem, sizes,
+			       d->pair_idx * VDRV_PAIR_GPA_STRIDE);
 	if (ret)
 		return ret;
 
-	ret = vdrv_ring_init(rx, VDRV_RX_RING, q, (uint16_t)o->rx_segs, rf,
-			     &d->mem, &d->stats);
+	ret = vdrv_ring_init(rx, 2 * d->pair_idx + VDRV_RX_RING, q,
+			     (uint16_t)o->rx_segs, rf, &d->mem, &d->stats);
 	if (!ret)
-		ret = vdrv_ring_init(tx, VDRV_TX_RING, q, tx_stride, rf,
-				     &d->mem, &d->stats);
+		ret = vdrv_ring_init(tx, 2 * d->pair_idx + VDRV_TX_RING, q,
+				     tx_stride, rf, &d->mem, &d->stats);
 	if (ret)
 		return ret;
 
@@ -267,23 +301,28 @@ static int vdrv_setup_mem(struct vdrv_dev *d)
  */
 static int vdrv_send_mem_table(struct vdrv_dev *d)
 {
+	int fds[VDRV_MEM_REGIONS * VDRV_PAIRS_MAX];
 	struct vdrv_msg_mem mt;
-	int fds[VDRV_MEM_REGIONS];
-	unsigned int i;
+	unsigned int i, p, n = 0;
 
+	_Static_assert(VDRV_MEM_REGIONS * VDRV_PAIRS_MAX <=
+		       VDRV_ARRAY_SIZE(mt.regions), "regions of every pair");
 	memset(&mt, 0, sizeof(mt));
-	mt.nregions = d->mem.nregions;
-	for (i = 0; i < d->mem.nregions; i++) {
-		mt.regions[i].guest_phys_addr = d->mem.r[i].gpa;
-		mt.regions[i].memory_size = d->mem.r[i].size;
-		mt.regions[i].userspace_addr = (uintptr_t)d->mem.r[i].hva;
-		mt.regions[i].mmap_offset = 0;
-		fds[i] = d->mem.r[i].fd;
+	for (p = 0; p < d->npairs; p++) {
+		const struct vdrv_mem *m = &d->pairs[p]->mem;
+
+		for (i = 0; i < m->nregions; i++, n++) {
+			mt.regions[n].guest_phys_addr = m->r[i].gpa;
+			mt.regions[n].memory_size = m->r[i].size;
+			mt.regions[n].userspace_addr = (uintptr_t)m->r[i].hva;
+			mt.regions[n].mmap_offset = 0;
+			fds[n] = m->r[i].fd;
+		}
 	}
+	mt.nregions = n;
 	/* The payload is sized by the region count, as QEMU sends it. */
 	return vdrv_proto_set(&d->conn, VDRV_REQ_SET_MEM_TABLE, &mt,
-			      8 + mt.nregions * sizeof(mt.regions[0]), fds,
-			      d->mem.nregions);
+			      8 + n * sizeof(mt.regions[0]), fds, n);
 }
 
 /**
@@ -325,7 +364,7 @@ static int vdrv_start_ring(struct vdrv_dev *d, struct vdrv_ring *r)
 }
 
 /**
- * vdrv_enable_rings() - SET_VRING_ENABLE 1 on both rings
+ * vdrv_enable_rings() - SET_VRING_ENABLE 1 on every ring of every pair
  * @d:	device
  * Return: 0 or -errno; nothing sent without protocol features
  */
@@ -336,7 +375,7 @@ static int vdrv_enable_rings(struct vdrv_dev *d)
 
 	if (!(d->dev_features & (1ULL << VDRV_F_PROTOCOL_FEATURES)))
 		return 0;
-	for (i = 0; i < VDRV_NRINGS; i++) {
+	for (i = 0; i < VDRV_NRINGS * d->npairs; i++) {
 		ret = vdrv_proto_set_state(&d->conn, VDRV_REQ_SET_VRING_ENABLE,
 					   i, 1);
 		if (ret)
@@ -352,20 +391,21 @@ static int vdrv_enable_rings(struct vdrv_dev *d)
  */
 static int vdrv_start(struct vdrv_dev *d)
 {
-	struct vdrv_ring *rx = &d->rings[VDRV_RX_RING];
 	uint64_t f = d->features;
-	unsigned int i;
+	unsigned int i, p;
 	int ret;
 
 	if (d->opts.early_enable) {
-		for (i = 0; i < VDRV_NRINGS; i++) {
+		for (i = 0; i < VDRV_NRINGS * d->npairs; i++) {
+			struct vdrv_ring *r = &d->pairs[i / 2]->rings[i % 2];
+
 			ret = vdrv_proto_set_fd(&d->conn,
 						VDRV_REQ_SET_VRING_CALL, i,
-						d->rings[i].call_fd);
+						r->call_fd);
 			if (!ret)
 				ret = vdrv_proto_set_fd(&d->conn,
 							VDRV_REQ_SET_VRING_ERR,
-							i, d->rings[i].err_fd);
+							i, r->err_fd);
 			if (ret)
 				return ret;
 		}
@@ -391,12 +431,17 @@ static int vdrv_start(struct vdrv_dev *d)
 	/* RX buffers are there before the ring starts, as a guest that
 	 * filled its RX queue at probe time has them.
 	 */
-	for (i = 0; i < d->rx_nbufs; i++)
-		vdrv_ring_add(rx, (uint16_t)(i * d->opts.rx_segs));
-	vdrv_ring_publish(rx);
+	for (p = 0; p < d->npairs; p++) {
+		struct vdrv_dev *q = d->pairs[p];
 
-	for (i = 0; i < VDRV_NRINGS; i++) {
-		ret = vdrv_start_ring(d, &d->rings[i]);
+		for (i = 0; i < q->rx_nbufs; i++)
+			vdrv_ring_add(&q->rings[VDRV_RX_RING],
+				      (uint16_t)(i * d->opts.rx_segs));
+		vdrv_ring_publish(&q->rings[VDRV_RX_RING]);
+	}
+
+	for (i = 0; i < VDRV_NRINGS * d->npairs; i++) {
+		ret = vdrv_start_ring(d, &d->pairs[i / 2]->rings[i % 2]);
 		if (ret)
 			return ret;
 	}
@@ -404,22 +449,27 @@ static int vdrv_start(struct vdrv_dev *d)
 	if (ret)
 		return ret;
 
-	/* Polling until somebody sleeps: TX is reclaimed lazily and RX
-	 * calls are asked for by vdrv_rx_wait() only, so a busy-polling
-	 * benchmark costs the device no eventfd writes.
-	 */
-	vdrv_ring_disable_cb(&d->rings[VDRV_TX_RING]);
-	vdrv_ring_disable_cb(rx);
-	/* Both rings: the spec starts a ring on a kick. */
-	vdrv_ring_kick(rx);
-	vdrv_ring_kick(&d->rings[VDRV_TX_RING]);
+	for (p = 0; p < d->npairs; p++) {
+		struct vdrv_ring *rx = &d->pairs[p]->rings[VDRV_RX_RING];
+		struct vdrv_ring *tx = &d->pairs[p]->rings[VDRV_TX_RING];
+
+		/* Polling until somebody sleeps: TX is reclaimed lazily and
+		 * RX calls are asked for by vdrv_rx_wait() only, so a
+		 * busy-polling benchmark costs the device no eventfd writes.
+		 */
+		vdrv_ring_disable_cb(tx);
+		vdrv_ring_disable_cb(rx);
+		/* Both rings: the spec starts a ring on a kick. */
+		vdrv_ring_kick(rx);
+		vdrv_ring_kick(tx);
+	}
 	return 0;
 }
 
 /**
  * vdrv_set_vring_enable() - SET_VRING_ENABLE on one ring of an open device
  * @d:		device
- * @ring:	VDRV_RX_RING or VDRV_TX_RING
+ * @ring:	vring index: 2 * pair + VDRV_RX_RING or VDRV_TX_RING
  * @enable:	true to enable, false to disable
  *
  * The vhost-user spec ("Ring states"): a started but disabled ring is
@@ -435,7 +485,7 @@ static int vdrv_start(struct vdrv_dev *d)
  */
 int vdrv_set_vring_enable(struct vdrv_dev *d, unsigned int ring, bool enable)
 {
-	if (ring >= VDRV_NRINGS)
+	if (d->parent || ring >= VDRV_NRINGS * d->npairs)
 		return -EINVAL;
 	if (!(d->dev_features & (1ULL << VDRV_F_PROTOCOL_FEATURES)))
 		return -ENOTSUP;
@@ -469,6 +519,13 @@ static void vdrv_free(struct vdrv_dev *d)
 {
 	unsigned int i;
 
+	for (i = 1; i < d->npairs; i++) {
+		if (!d->pairs[i])
+			continue;
+		/* The socket is ours (d's), not the pair's. */
+		d->pairs[i]->conn.sock = -1;
+		vdrv_free(d->pairs[i]);
+	}
 	__atomic_fetch_add(&vdrv_freed_dev_errors, d->stats.dev_errors,
 			   __ATOMIC_RELAXED);
 	vdrv_proto_close(&d->conn);
@@ -487,7 +544,63 @@ static void vdrv_free(struct vdrv_dev *d)
 }
 
 /**
- * vdrv_open() - connect, negotiate, share memory, start both rings
+ * vdrv_pair_new() - the struct driving one more queue pair of @d
+ * @d:		device, negotiated
+ * @p:		pair index, >= 1
+ *
+ * Return: the pair (its memory not yet set up), or NULL
+ */
+static struct vdrv_dev *vdrv_pair_new(struct vdrv_dev *d, unsigned int p)
+{
+	struct vdrv_dev *q = calloc(1, sizeof(*q));
+	unsigned int i;
+
+	if (!q)
+		return NULL;
+	q->opts = d->opts;
+	q->conn = d->conn;
+	q->dev_features = d->dev_features;
+	q->features = d->features;
+	q->proto_features = d->proto_features;
+	q->queue_num = d->queue_num;
+	q->hdr_len = d->hdr_len;
+	q->pair_idx = p;
+	q->parent = d;
+	q->npairs = 1;
+	q->pairs[0] = q;
+	for (i = 0; i < VDRV_NRINGS; i++)
+		q->rings[i].kick_fd = q->rings[i].call_fd =
+			q->rings[i].err_fd = -1;
+	for (i = 0; i < VDRV_MEM_REGIONS; i++)
+		q->mem.r[i].fd = -1;
+	return q;
+}
+
+/**
+ * vdrv_setup_pairs() - lay out memory, rings and buffers of every pair
+ * @d:		device, negotiated
+ * Return: 0 or -errno
+ */
+static int vdrv_setup_pairs(struct vdrv_dev *d)
+{
+	unsigned int p;
+	int ret;
+
+	for (p = 1; p < d->npairs; p++) {
+		d->pairs[p] = vdrv_pair_new(d, p);
+		if (!d->pairs[p])
+			return -ENOMEM;
+	}
+	for (p = 0; p < d->npairs; p++) {
+		ret = vdrv_setup_mem(d->pairs[p]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * vdrv_open() - connect, negotiate, share memory, start every ring
  * @o:		options (vdrv_opts_init() then adjusted)
  * @devp:	out: the device
  *
@@ -508,6 +621,9 @@ int vdrv_open(const struct vdrv_opts *o, struct vdrv_dev **devp)
 	if (!d)
 		return -ENOMEM;
 	d->opts = *o;
+	d->npairs = o->pairs ? o->pairs : 1;
+	d->opts.pairs = d->npairs;
+	d->pairs[0] = d;
 	for (i = 0; i < VDRV_NRINGS; i++)
 		d->rings[i].kick_fd = d->rings[i].call_fd =
 			d->rings[i].err_fd = -1;
@@ -518,7 +634,7 @@ int vdrv_open(const struct vdrv_opts *o, struct vdrv_dev **devp)
 	if (!ret)
 		ret = vdrv_negotiate(d);
 	if (!ret)
-		ret = vdrv_setup_mem(d);
+		ret = vdrv_setup_pairs(d);
 	if (!ret)
 		ret = vdrv_start(d);
 	if (ret) {
@@ -530,8 +646,8 @@ int vdrv_open(const struct vdrv_opts *o, struct vdrv_dev **devp)
 }
 
 /**
- * vdrv_close_used() - stop both rings (GET_VRING_BASE) and disconnect
- * @d:		device; freed
+ * vdrv_close_used() - stop every ring (GET_VRING_BASE) and disconnect
+ * @d:		device (not a pair handle: -EINVAL); freed
  * @bases:	out, may be NULL: the device's avail index per ring
  * @used:	out, may be NULL: the ring's used index once the device
  *		answered, i.e. the last it published.  A device that gives
@@ -547,6 +663,8 @@ int vdrv_close_used(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS],
 	unsigned int i;
 	int ret = 0;
 
+	if (d->parent)
+		return -EINVAL;
 	if (bases)
 		memset(bases, 0, sizeof(bases[0]) * VDRV_NRINGS);
 	if (used)
@@ -562,6 +680,14 @@ int vdrv_close_used(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS],
 			bases[i] = (uint16_t)b;
 		if (used && !ret)
 			used[i] = (uint16_t)vdrv_ring_used_end(&d->rings[i]);
+	}
+	/* The other pairs' rings, their bases not reported. */
+	for (i = VDRV_NRINGS; i < VDRV_NRINGS * d->npairs && !ret; i++) {
+		uint32_t b;
+
+		ret = d->conn.hung_up ? -ECONNRESET :
+		      vdrv_proto_get_vring_base(&d->conn, i,
+						d->rings[0].packed, &b);
 	}
 	vdrv_free(d);
 	return ret;
@@ -582,14 +708,41 @@ int vdrv_close(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS])
 /**
  * vdrv_abort() - drop the connection without stopping the rings, as a
  *		  crashing guest or QEMU would
- * @d:	device; freed
+ * @d:	device (not a pair handle: ignored); freed
  */
 void vdrv_abort(struct vdrv_dev *d)
 {
+	if (d->parent)
+		return;
 	vdrv_free(d);
 }
 
 /* Introspection: trivial getters, documented in vdrv.h's field docs. */
+
+/**
+ * vdrv_pair() - the handle of one queue pair
+ * @d:		device (or a pair handle: @pair counts from the device)
+ * @pair:	pair index, < opts.pairs
+ *
+ * Return: the handle for the data-path calls of vdrv.h (pair 0: @d's
+ *	   device itself), or NULL for a pair the device does not drive
+ */
+struct vdrv_dev *vdrv_pair(struct vdrv_dev *d, unsigned int pair)
+{
+	if (d->parent)
+		d = d->parent;
+	return pair < d->npairs ? d->pairs[pair] : NULL;
+}
+
+/**
+ * vdrv_npairs() - queue pairs the device drives
+ * @d:		device or pair handle
+ * Return: opts.pairs, at least 1
+ */
+unsigned int vdrv_npairs(const struct vdrv_dev *d)
+{
+	return d->parent ? d->parent->npairs : d->npairs;
+}
 
 /**
  * vdrv_features() - negotiated virtio features

@@ -2,9 +2,9 @@
 /* vdrv.h - in-process virtio-net driver and vhost-user front end
  *
  * vdrv lets a test or a benchmark be "a guest" without QEMU: it owns guest
- * memory (memfds, shared with the back end through SET_MEM_TABLE), the split
- * virtqueues of one virtio-net queue pair (RX = vring 0, TX = vring 1) and
- * the vhost-user connection.  It follows the vhost-user specification
+ * memory (memfds, shared with the back end through SET_MEM_TABLE), the
+ * split or packed virtqueues of one or more virtio-net queue pairs (pair p:
+ * RX = vring 2p, TX = vring 2p + 1) and the vhost-user connection.  It follows the vhost-user specification
  * (qemu docs/interop/vhost-user.rst) and virtio 1.x split rings, and shares
  * nothing with vhostd but the kernel uapi wire structs, so a misreading of
  * either spec cannot hide on both sides of a test.
@@ -26,10 +26,15 @@
 #include <stdint.h>
 #include <linux/virtio_net.h>
 
-/* Vring indexes of the single queue pair we drive. */
+/* Vring indexes of the first queue pair (pair p: 2p and 2p + 1). */
 #define VDRV_RX_RING		0
 #define VDRV_TX_RING		1
 #define VDRV_NRINGS		2
+
+/* Queue pairs one device may drive: each pair has its own two memory
+ * regions, and one SET_MEM_TABLE carries at most 8.
+ */
+#define VDRV_PAIRS_MAX		4
 
 /* Bit 30 of the feature word: vhost-user protocol features. */
 #define VDRV_F_PROTOCOL_FEATURES	30
@@ -71,7 +76,8 @@ enum vdrv_tx_layout {
  * @listen:		listen on @path and accept one connection (for a back
  *			end in client mode) instead of connecting to it
  * @features:		virtio features wanted (VERSION_1, MRG_RXBUF, ...);
- *			what the device does not offer is left out
+ *			what the device does not offer is left out;
+ *			VIRTIO_NET_F_MQ follows @pairs, whatever is here
  * @required:		features that must be negotiated, else -ENOTSUP
  * @protocol_features:	vhost-user protocol features wanted
  * @queue_size:		ring size for both rings, <= 32768, a power of two
@@ -95,6 +101,15 @@ enum vdrv_tx_layout {
  *			SET_FEATURES, as QEMU does for host_mtu=; needs
  *			the NET_MTU protocol feature (asked for), else
  *			vdrv_open() fails with -ENOTSUP
+ * @pairs:		queue pairs to drive, 1..VDRV_PAIRS_MAX (0 = 1).
+ *			More than one asks for and requires VIRTIO_NET_F_MQ
+ *			and the MQ protocol feature, and GET_QUEUE_NUM must
+ *			be >= @pairs (else -ENOTSUP).  Every ring of every
+ *			pair is set up and enabled with SET_VRING_ENABLE,
+ *			as QEMU does for a vhost-user back end (which sees
+ *			no control virtqueue); each pair has its own memory,
+ *			rings and buffers of the sizes above, reached with
+ *			vdrv_pair()
  */
 struct vdrv_opts {
 	const char *path;
@@ -113,6 +128,7 @@ struct vdrv_opts {
 	bool packed;
 	bool in_order;
 	uint16_t mtu;
+	unsigned int pairs;
 };
 
 /**
@@ -190,6 +206,13 @@ int vdrv_close_used(struct vdrv_dev *d, uint16_t bases[VDRV_NRINGS],
 void vdrv_abort(struct vdrv_dev *d);
 int vdrv_set_vring_enable(struct vdrv_dev *d, unsigned int ring, bool enable);
 uint64_t vdrv_dev_errors_freed(void);
+
+/* Queue pairs: the handle of pair N takes every data-path call below and
+ * vdrv_stats(), vdrv_avail_base(), vdrv_call_fd() (ring 0/1 of that pair);
+ * lifecycle and vdrv_evil*() calls take the device (pair 0's handle) only.
+ */
+struct vdrv_dev *vdrv_pair(struct vdrv_dev *d, unsigned int pair);
+unsigned int vdrv_npairs(const struct vdrv_dev *d);
 
 /* Introspection. */
 uint64_t vdrv_features(const struct vdrv_dev *d);

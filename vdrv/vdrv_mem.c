@@ -31,6 +31,22 @@ static const uint64_t vdrv_mem_gpa[VDRV_MEM_REGIONS] = {
  */
 int vdrv_mem_init(struct vdrv_mem *m, const uint64_t sizes[VDRV_MEM_REGIONS])
 {
+	return vdrv_mem_init_at(m, sizes, 0);
+}
+
+/**
+ * vdrv_mem_init_at() - vdrv_mem_init() with the guest-physical bases moved
+ * @m:		memory to set up
+ * @sizes:	bytes per region (rounded up to pages); 0 = region unused
+ * @gpa_off:	added to each region's usual base, so that the memory of
+ *		several queue pairs (each its own regions) does not overlap
+ *		in the one table the back end gets
+ *
+ * Return: 0, or -errno (nothing left allocated)
+ */
+int vdrv_mem_init_at(struct vdrv_mem *m, const uint64_t sizes[VDRV_MEM_REGIONS],
+		     uint64_t gpa_off)
+{
 	unsigned int i;
 	int ret;
 
@@ -43,7 +59,7 @@ int vdrv_mem_init(struct vdrv_mem *m, const uint64_t sizes[VDRV_MEM_REGIONS])
 		void *p;
 
 		r->size = VDRV_ALIGN(sizes[i], 4096);
-		r->gpa = vdrv_mem_gpa[i];
+		r->gpa = vdrv_mem_gpa[i] + gpa_off;
 		r->fd = memfd_create("vdrv-guest", MFD_CLOEXEC);
 		if (r->fd < 0) {
 			ret = -errno;

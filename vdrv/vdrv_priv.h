@@ -58,6 +58,8 @@ struct vdrv_mem {
 };
 
 int vdrv_mem_init(struct vdrv_mem *m, const uint64_t sizes[VDRV_MEM_REGIONS]);
+int vdrv_mem_init_at(struct vdrv_mem *m, const uint64_t sizes[VDRV_MEM_REGIONS],
+		     uint64_t gpa_off);
 void vdrv_mem_fini(struct vdrv_mem *m);
 void *vdrv_mem_alloc(struct vdrv_mem *m, unsigned int region, uint64_t size,
 		     uint64_t align, uint64_t *gpa);
@@ -319,7 +321,7 @@ int vdrv_proto_wait_hangup(struct vdrv_conn *c, int timeout_ms,
  * @opts:	options it was opened with (path not owned)
  * @conn:	the vhost-user connection
  * @mem:	guest memory
- * @rings:	RX and TX virtqueues
+ * @rings:	RX and TX virtqueues of this queue pair
  * @dev_features: what GET_FEATURES offered
  * @features:	negotiated virtio features (what SET_FEATURES sent, less
  *		bit 30)
@@ -339,6 +341,13 @@ int vdrv_proto_wait_hangup(struct vdrv_conn *c, int timeout_ms,
  * @tx_slots:	TX heads in all
  * @rx_nbufs:	RX buffers in all
  * @broken:	the device broke the ring protocol; the data path is off
+ * @pair_idx:	queue pair this struct drives (its rings are vrings
+ *		2 * @pair_idx and 2 * @pair_idx + 1)
+ * @parent:	for a pair other than 0: the device (which owns the
+ *		connection; our @conn is a copy of its socket number);
+ *		NULL for the device itself
+ * @npairs:	device: queue pairs driven (opts.pairs, at least 1)
+ * @pairs:	device: per pair, the struct driving it ([0] = itself)
  * @evil_ind:	indirect table of vdrv_evil_chain(), NULL until needed
  * @evil_ind_gpa: its guest address
  * @evil_ind_n:	its entries
@@ -367,6 +376,10 @@ struct vdrv_dev {
 	unsigned int tx_slots;
 	unsigned int rx_nbufs;
 	bool broken;
+	unsigned int pair_idx;
+	struct vdrv_dev *parent;
+	unsigned int npairs;
+	struct vdrv_dev *pairs[VDRV_PAIRS_MAX];
 	struct vring_desc *evil_ind;
 	uint64_t evil_ind_gpa;
 	unsigned int evil_ind_n;

@@ -123,7 +123,8 @@ wait_for() {
 }
 
 # start_vhostd [PREFIX-CMD...] -- NPORTS [VHOSTD-ARGS...]
-# Ports vu0..vu(N-1) at $TMP/p<i>.sock, control socket $TMP/ctl.
+# Ports vu0..vu(N-1) at $TMP/p<i>.sock, control socket $TMP/ctl;
+# $PORT_OPTS, if set, is appended to each port's spec (e.g. queues=2).
 start_vhostd() {
 	local pre=() n i args=()
 	while [ "$1" != "--" ]; do pre+=("$1"); shift; done
@@ -135,7 +136,7 @@ start_vhostd() {
 		args+=(--user "$VHOSTD_USER")
 	fi
 	for i in $(seq 0 $((n - 1))); do
-		args+=(--port "vhost-user,path=$TMP/p$i.sock,name=vu$i")
+		args+=(--port "vhost-user,path=$TMP/p$i.sock,name=vu$i${PORT_OPTS:+,$PORT_OPTS}")
 	done
 	"${pre[@]}" "$VHOSTD" --ctl "$TMP/ctl" "${args[@]}" "$@" \
 		>"$TMP/vhostd.log" 2>&1 &

@@ -43,6 +43,8 @@ static const struct it_scenario it_scenarios[] = {
 	{ "variants", sc_variants, "feature and layout combinations" },
 	{ "mtu", sc_mtu, "a guest with MTU 1000 gets nothing longer" },
 	{ "scale", sc_scale, "every pair of many ports (16+)" },
+	{ "mq", sc_mq,
+	  "2 queue pairs each (queues=2): replies on the flow's pair" },
 	{ "reconnect", sc_reconnect, "a guest leaves and comes back" },
 	{ "client", sc_client, "vhostd connects to us (first SOCK)" },
 	{ "client-rounds", sc_client_rounds,

@@ -244,9 +244,15 @@ void it_drain(int ms)
 	do {
 		for (i = 0; i < it_nports; i++) {
 			struct vdrv_rx_pkt pk = { .buf = NULL };
+			unsigned int q;
 
-			if (it_ports[i].d)
-				while (vdrv_rx_burst(it_ports[i].d, &pk, 1) > 0)
+			if (!it_ports[i].d)
+				continue;
+			/* Every queue pair the port drives (sc_mq). */
+			for (q = 0; q < vdrv_npairs(it_ports[i].d); q++)
+				while (vdrv_rx_burst(vdrv_pair(it_ports[i].d,
+							       q),
+						     &pk, 1) > 0)
 					;
 		}
 		usleep(10000);
@@ -282,22 +288,25 @@ void it_sync(void)
 					strerror(-ret));
 		}
 		usleep(20000);
-		for (j = 0; j < it_nports; j++) {
+		for (j = 0; j < it_nports * VDRV_PAIRS_MAX; j++) {
+			struct vdrv_dev *d = it_ports[j / VDRV_PAIRS_MAX].d;
 			struct vdrv_rx_pkt pk;
 			struct vdrv_test_info ti;
 
-			if (!it_ports[j].d)
+			/* Probes may land on any queue pair (sc_mq). */
+			if (!d || !(d = vdrv_pair(d, j % VDRV_PAIRS_MAX)))
 				continue;
 			for (;;) {
 				memset(&pk, 0, sizeof(pk));
 				pk.buf = it_buf;
 				pk.cap = sizeof(it_buf);
-				if (vdrv_rx_burst(it_ports[j].d, &pk, 1) <= 0)
+				if (vdrv_rx_burst(d, &pk, 1) <= 0)
 					break;
 				if (!vdrv_pkt_test_check(it_buf, pk.len, &ti) &&
 				    ti.tag >= IT_PROBE_TAG &&
 				    ti.tag - IT_PROBE_TAG < it_nports)
-					seen[ti.tag - IT_PROBE_TAG][j] = true;
+					seen[ti.tag - IT_PROBE_TAG]
+					    [j / VDRV_PAIRS_MAX] = true;
 			}
 		}
 		missing = 0;
@@ -476,6 +485,35 @@ unsigned long long it_ctr(const char *port, const char *key)
 	v = strtoull(s + strlen(key), &end, 10);
 	if (end == s + strlen(key))
 		it_fail("ctl: %s of %s is not a number", key, port);
+	return v;
+}
+
+/**
+ * it_queue_ctr() - one per-queue-pair counter of one port ("queues"[q])
+ * @port:	port name
+ * @q:		queue pair
+ * @key:	counter name, e.g. "rx_packets"
+ * Return: the value; fails the test if it is not there
+ */
+unsigned long long it_queue_ctr(const char *port, unsigned int q,
+				const char *key)
+{
+	char line[4096], k[64], *s, *end;
+	unsigned long long v;
+	unsigned int i;
+
+	it_ctl_line(port, line, sizeof(line));
+	s = strstr(line, "\"queues\":[");
+	for (i = 0; s && i <= q; i++)
+		s = strchr(s + 1, '{');
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	if (!s || !(s = strstr(s, k)) || strchr(s, '}') > strchr(s, ']'))
+		it_fail("ctl: no queues[%u].%s in the stats of %s", q, key,
+			port);
+	v = strtoull(s + strlen(k), &end, 10);
+	if (end == s + strlen(k))
+		it_fail("ctl: queues[%u].%s of %s is not a number", q, key,
+			port);
 	return v;
 }
 

@@ -92,6 +92,8 @@ void it_open_all(void);
 void it_learn_all(void);
 void it_close_all(void);
 unsigned long long it_ctr(const char *port, const char *key);
+unsigned long long it_queue_ctr(const char *port, unsigned int q,
+				const char *key);
 bool it_port_up(const char *port);
 
 /* switching.c */
@@ -108,6 +110,7 @@ void sc_variants(void);
 /* limits.c */
 void sc_mtu(void);
 void sc_scale(void);
+void sc_mq(void);
 
 /* lifecycle.c */
 void sc_reconnect(void);
