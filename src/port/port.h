@@ -587,6 +587,30 @@ extern const struct port_ops port_tap_ops;
 const struct port_ops *port_ops_find(const char *type);
 const struct port_ops *port_ops_at(unsigned int i);
 
+/**
+ * port_count_xmit() - an xmit's accounting: what went out, what was dropped
+ * @p:		port
+ * @sent:	frames delivered
+ * @bytes:	their bytes
+ * @drops:	frames dropped, by enum stats_drop reason
+ *
+ * Context: the calling worker's counter slot (port_ctr())
+ */
+static inline void port_count_xmit(struct port *p, unsigned int sent,
+				   uint64_t bytes,
+				   const unsigned int drops[STATS_DROP_COUNT])
+{
+	unsigned int i;
+
+	if (sent) {
+		stats_add(&port_ctr(p)->tx_packets, sent);
+		stats_add(&port_ctr(p)->tx_bytes, bytes);
+	}
+	for (i = 0; i < STATS_DROP_COUNT; i++)
+		if (drops[i])
+			stats_add(&port_ctr(p)->drops[i], drops[i]);
+}
+
 /* port_src_add() - see struct port_host: a worker number, or -errno
  * (-ENODEV with no host: nothing runs ports' queues, e.g. unit tests)
  */

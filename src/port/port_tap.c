@@ -806,13 +806,7 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 			break;
 		}
 	}
-	if (sent) {
-		stats_add(&port_ctr(p)->tx_packets, sent);
-		stats_add(&port_ctr(p)->tx_bytes, bytes);
-	}
-	for (i = 0; i < STATS_DROP_COUNT; i++)
-		if (drops[i])
-			stats_add(&port_ctr(p)->drops[i], drops[i]);
+	port_count_xmit(p, sent, bytes, drops);
 	return sent;
 }
 
