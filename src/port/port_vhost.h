@@ -22,6 +22,7 @@
 #define PORT_VHOST_RX_BUFS	64	/* RX buffers one frame may span */
 #define PORT_VHOST_RX_STAGE	2	/* RX chains held ready while idle */
 #define PORT_VHOST_TX_TOUCH	256	/* bytes of a TX frame asked for early */
+#define PORT_VHOST_RX_TOUCH	512	/* bytes of an RX buffer asked for early */
 /* Work per chain of a TX poll's budget (port_vhost_poll()).  Drivers use
  * 1-3 descriptors per frame (Linux: header and frame in one, or an
  * INDIRECT and two entries), so 4 leaves an ordinary flood its whole

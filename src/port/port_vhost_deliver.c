@@ -322,15 +322,17 @@ static int port_vhost_rx_frame(struct port_vhost *pv,
  * port_vhost_rx_touch() - ask for the first lines of a chain's buffer
  * @e:		held RX chain
  */
-static void port_vhost_rx_touch(const struct virtq_elem *e)
+static void port_vhost_rx_touch(const struct virtq_elem *e, size_t bytes)
 {
 	const struct iovec *in = &e->iov[e->out_num];
+	uintptr_t a, end;
 
 	if (!e->in_num)
 		return;		/* no writable segment to ask for */
-	prefetch_w(in->iov_base);
-	if (in->iov_len > 64)
-		prefetch_w((const uint8_t *)in->iov_base + 64);
+	a = (uintptr_t)in->iov_base;
+	end = a + MIN(MIN(in->iov_len, bytes), (size_t)PORT_VHOST_RX_TOUCH);
+	for (a &= ~(uintptr_t)63; a < end; a += 64)
+		prefetch_w((const void *)a);
 }
 
 /**
@@ -380,7 +382,8 @@ static int port_vhost_rx_top_up(struct port_vhost *pv,
  */
 static void port_vhost_rx_warm(struct port_vhost *pv,
 		struct port_vhost_rxq *rq, struct virtq *vq,
-			       unsigned int n)
+			       struct pkt *const *pkts, unsigned int n,
+			       unsigned int hdr_len)
 {
 	unsigned int i;
 
@@ -390,7 +393,8 @@ static void port_vhost_rx_warm(struct port_vhost *pv,
 	 */
 	port_vhost_rx_top_up(pv, rq, vq, MIN(n, PORT_VHOST_RX_BUFS));
 	for (i = 0; i < MIN(rq->held, n); i++)
-		port_vhost_rx_touch(port_vhost_rx_chain(rq, i));
+		port_vhost_rx_touch(port_vhost_rx_chain(rq, i),
+				    hdr_len + pkts[i]->len);
 	virtq_prefetch_used(vq, MIN(rq->held, n));
 }
 
@@ -447,7 +451,7 @@ void port_vhost_stage(struct port *p, uint32_t cookie)
 	if (rc == -EINVAL)
 		call = port_vhost_publish(q);
 	if (rq->held)
-		port_vhost_rx_touch(port_vhost_rx_chain(rq, 0));
+		port_vhost_rx_touch(port_vhost_rx_chain(rq, 0), 128);
 out:
 	vlock_unlock(&q->lock);
 	port_vhost_call(p, q, call);
@@ -483,7 +487,7 @@ static unsigned int port_vhost_xmit_q(struct port *p, unsigned int pair,
 	}
 	hdr_len = vu_dev_hdr_len(&pv->dev);
 	mrg = pv->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
-	port_vhost_rx_warm(pv, rq, &q->vq, n);
+	port_vhost_rx_warm(pv, rq, &q->vq, pkts, n, hdr_len);
 
 	for (i = 0; i < n; i++) {
 		int rc = port_vhost_rx_frame(pv, rq, &q->vq, pkts[i], hdr_len,
