@@ -103,7 +103,24 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 	}
 
 	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
-	if (likely(e->iov[0].iov_len >= hdr_len + ETH_HLEN)) {
+	pkt->src_feat = feat & PORT_VHOST_HOST_OFFLOADS;
+	if (!pkt->src_feat) {
+		/* No offload negotiated: the header can ask for nothing
+		 * (the driver MUST send flags and gso_type 0), and is not
+		 * read at all.  A driver that lays it on a line of its own
+		 * (DPDK's virtio PMD does, in the mbuf headroom) costs us
+		 * no miss on it; one that lies in it only sends frames the
+		 * receivers will find unchecksummed.  DPDK's vhost reads
+		 * it only with offloads on too.
+		 */
+		if (likely(e->iov[0].iov_len >= hdr_len + ETH_HLEN))
+			memcpy(&pkt->eth,
+			       (uint8_t *)e->iov[0].iov_base + hdr_len,
+			       ETH_HLEN);
+		else
+			iov_to_buf(e->iov, e->out_num, hdr_len, &pkt->eth,
+				   ETH_HLEN);
+	} else if (likely(e->iov[0].iov_len >= hdr_len + ETH_HLEN)) {
 		/* Header and Ethernet header in the first buffer (Linux,
 		 * DPDK, vdrv all lay TX out so): two plain copies.
 		 */
@@ -120,7 +137,6 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 	 * @src_feat where the frame is delivered (gso_plan()).
 	 */
 	pkt->vnet.flags &= VIRTIO_NET_HDR_F_NEEDS_CSUM;
-	pkt->src_feat = feat & PORT_VHOST_HOST_OFFLOADS;
 
 	pkt->iovcnt = iov_tail(e->iov, e->out_num, hdr_len, pkt->iov,
 			       PKT_IOV_MAX);
@@ -131,6 +147,7 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 /**
  * port_vhost_tx_touch() - ask for the first lines of a TX chain's frame
  * @e:		popped chain, with a readable segment
+ * @skip:	bytes at the start not to ask for (a header left unread)
  *
  * Header and frame share the first segment with every driver we know; a
  * small frame is a line or two past the virtio-net header, and the copy
@@ -139,10 +156,12 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
  * PORT_VHOST_TX_TOUCH bytes are asked for together; the hardware
  * prefetcher follows a longer frame.
  */
-static void port_vhost_tx_touch(const struct virtq_elem *e)
+static void port_vhost_tx_touch(const struct virtq_elem *e, size_t skip)
 {
 	uintptr_t a = (uintptr_t)e->iov[0].iov_base;
 	uintptr_t end = a + MIN(e->iov[0].iov_len, PORT_VHOST_TX_TOUCH);
+
+	a += MIN(skip, e->iov[0].iov_len);
 
 	for (a &= ~(uintptr_t)63; a < end; a += 64)
 		__builtin_prefetch((const void *)a);
@@ -215,6 +234,8 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 	struct port_vhost_work *work = &tq->work;
 	unsigned int hdr_len = vu_dev_hdr_len(&pv->dev);
 	unsigned int i, npush = 0, npkt = 0;
+	/* Without offloads the header is not read (port_vhost_tx_parse()) */
+	size_t skip = pv->dev.features & PORT_VHOST_HOST_OFFLOADS ? 0 : hdr_len;
 	bool drop[PORT_BURST];
 	uint64_t bytes = 0;
 
@@ -242,7 +263,7 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 		work->bytes -= e->out_len;
 		drop[npush] = r == VIRTQ_POP_DROP;
 		if (!drop[npush] && e->out_num)
-			port_vhost_tx_touch(e);
+			port_vhost_tx_touch(e, skip);
 		tq->heads[npush++] = e->head;
 	}
 	for (i = 0; i < npush; i++) {

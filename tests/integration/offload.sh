@@ -18,7 +18,8 @@
 #
 #   offload-negative: A (all offloads), A2 (CSUM + HOST_TSO6), A3 (none)
 #   send spoilt or unentitled frames to B (every GUEST_* offload) and C
-#   (none); counters checked with vhostctl.
+#   (none); counters checked with vhostctl.  A3's header is never read
+#   (it negotiated no offload): its frames arrive plain.
 #
 #   offload-matrix-workers-4: the same with four datapath threads
 #

@@ -92,6 +92,9 @@ static const struct ot_spec ot_neg_tcp4_short = {
  *		metadata only, and the metadata asks for nothing B lacks
  * @control:	a valid frame: C gets it too, as gso_plan() says
  * @src_drop:	dropped where it enters (counted on the sender's port)
+ * @plain:	the sender negotiated no offload, so its header is never
+ *		read (it can ask for nothing): B and C get the frame whole,
+ *		with an empty header, and nothing is counted
  */
 struct ot_bad {
 	const char *name;
@@ -101,46 +104,61 @@ struct ot_bad {
 	bool pass_b;
 	bool control;
 	bool src_drop;
+	bool plain;
 };
 
 static const struct ot_bad ot_bads[] = {
-	{ "A2-tso4-no-HOST_TSO4", 1, &ot_neg_tcp4, OT_BAD_NONE, false, false, false },
-	{ "A2-uso-no-HOST_USO", 1, &ot_neg_udp4, OT_BAD_NONE, false, false, false },
-	{ "A2-tso6-control", 1, &ot_neg_tcp6, OT_BAD_NONE, true, true, false },
-	{ "A3-csum-no-CSUM", 2, &ot_neg_tcp4_small, OT_BAD_NONE, false, false, false },
-	{ "A3-tso4-no-features", 2, &ot_neg_tcp4, OT_BAD_NONE, false, false, false },
+	{ "A2-tso4-no-HOST_TSO4", 1, &ot_neg_tcp4, OT_BAD_NONE,
+	  false, false, false, false },
+	{ "A2-uso-no-HOST_USO", 1, &ot_neg_udp4, OT_BAD_NONE,
+	  false, false, false, false },
+	{ "A2-tso6-control", 1, &ot_neg_tcp6, OT_BAD_NONE,
+	  true, true, false, false },
+	{ "A3-csum-no-CSUM", 2, &ot_neg_tcp4_small, OT_BAD_NONE, false, false,
+	  false, true },
+	{ "A3-tso4-no-features", 2, &ot_neg_tcp4, OT_BAD_NONE, false, false,
+	  false, true },
 	{ "csum-start-beyond", 0, &ot_neg_udp4_small, OT_BAD_CSUM_BEYOND,
-	  false, false, false },
+	  false, false, false, false },
 	{ "csum-field-off-by-one", 0, &ot_neg_tcp4_small, OT_BAD_CSUM_OFF1,
-	  false, false, false },
+	  false, false, false, false },
 	{ "csum-start-0xffff", 0, &ot_neg_tcp4, OT_BAD_CSUM_HUGE, false,
-	  false, false },
-	{ "gso-size-0", 0, &ot_neg_tcp4, OT_BAD_GSO0, false, false, false },
-	{ "gso-without-needs-csum", 0, &ot_neg_tcp4, OT_BAD_NO_NEEDS_CSUM,
 	  false, false, false },
-	{ "gso-type-2", 0, &ot_neg_tcp4, OT_BAD_TYPE2, false, false, false },
-	{ "gso-udp-tunnel-bit", 0, &ot_neg_tcp4, OT_BAD_TUNNEL, false, false, false },
-	{ "ecn-on-uso", 0, &ot_neg_udp4, OT_BAD_ECN_USO, false, false, false },
+	{ "gso-size-0", 0, &ot_neg_tcp4, OT_BAD_GSO0,
+	  false, false, false, false },
+	{ "gso-without-needs-csum", 0, &ot_neg_tcp4, OT_BAD_NO_NEEDS_CSUM,
+	  false, false, false, false },
+	{ "gso-type-2", 0, &ot_neg_tcp4, OT_BAD_TYPE2,
+	  false, false, false, false },
+	{ "gso-udp-tunnel-bit", 0, &ot_neg_tcp4, OT_BAD_TUNNEL,
+	  false, false, false, false },
+	{ "ecn-on-uso", 0, &ot_neg_udp4, OT_BAD_ECN_USO,
+	  false, false, false, false },
 	{ "ecn-on-gso-none", 0, &ot_neg_tcp4_small, OT_BAD_ECN_NONE, false,
-	  false, false },
-	{ "ufo-not-offered", 0, &ot_neg_udp4, OT_BAD_UFO, false, false, false },
+	  false, false, false },
+	{ "ufo-not-offered", 0, &ot_neg_udp4, OT_BAD_UFO,
+	  false, false, false, false },
 	{ "mismatch-tcpv4-on-ipv6", 0, &ot_neg_tcp6, OT_BAD_TCP4_ON_V6, true,
-	  false, false },
+	  false, false, false },
 	{ "mismatch-uso-on-tcp", 0, &ot_neg_tcp4, OT_BAD_USO_ON_TCP, true,
-	  false, false },
+	  false, false, false },
 	{ "mismatch-csum-at-ip", 0, &ot_neg_tcp4, OT_BAD_CSUM_AT_IP, true,
-	  false, false },
+	  false, false, false },
 	{ "mismatch-csum-offset-6", 0, &ot_neg_tcp4, OT_BAD_CSUM_OFF6, true,
-	  false, false },
-	{ "tso-with-syn", 0, &ot_neg_tcp4, OT_BAD_SYN, true, false, false },
-	{ "tso-ipv4-fragment", 0, &ot_neg_tcp4, OT_BAD_FRAG, true, false, false },
-	{ "tso6-hop-by-hop", 0, &ot_neg_tcp6, OT_BAD_EXTHDR, true, false, false },
+	  false, false, false },
+	{ "tso-with-syn", 0, &ot_neg_tcp4, OT_BAD_SYN,
+	  true, false, false, false },
+	{ "tso-ipv4-fragment", 0, &ot_neg_tcp4, OT_BAD_FRAG,
+	  true, false, false, false },
+	{ "tso6-hop-by-hop", 0, &ot_neg_tcp6, OT_BAD_EXTHDR,
+	  true, false, false, false },
 	{ "tso-doff-beyond-frame", 0, &ot_neg_tcp4_short, OT_BAD_DOFF, true,
-	  false, false },
-	{ "tso-qinq", 0, &ot_neg_tcp4, OT_BAD_QINQ, true, false, false },
-	{ "tso-ipv4-ihl-4", 0, &ot_neg_tcp4, OT_BAD_IHL4, true, false, false },
+	  false, false, false },
+	{ "tso-qinq", 0, &ot_neg_tcp4, OT_BAD_QINQ, true, false, false, false },
+	{ "tso-ipv4-ihl-4", 0, &ot_neg_tcp4, OT_BAD_IHL4,
+	  true, false, false, false },
 	{ "frame-over-65550", 0, &ot_neg_tcp6_huge, OT_BAD_NONE, false, false,
-	  true },
+	  true, false },
 };
 
 /**
@@ -316,7 +334,17 @@ void sc_negative(char **socks, unsigned int n)
 			/* Dropped means: processed, and nothing came out. */
 			ot_settle(src);
 			snprintf(what, sizeof(what), "dropped, traffic goes on");
-			if (bad->control) {
+			if (bad->plain) {
+				if (!ot_recv_any(dst, &rx, 2000))
+					ok = ot_err("plain frame not delivered");
+				else if (rx.len != ot_f.len ||
+					 memcmp(ot_rxbuf, ot_f.buf, rx.len) ||
+					 rx.hdr.flags ||
+					 rx.hdr.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+					ok = ot_err("header read, or frame changed");
+				snprintf(what, sizeof(what),
+					 "header not read: delivered plain");
+			} else if (bad->control) {
 				ok = ot_expect(dst, &ot_f, true, NULL, what);
 			} else if (pass) {
 				/* Whole and untouched: the header is the
