@@ -10,7 +10,7 @@
 # line per run: "round binary size Mpps", then the mean per binary.  For
 # before/after questions between two commits (build each with make O=):
 # bench/run.sh compares against testpmd, this compares builds directly.
-# Unix sockets only.
+# PACKED=1 has vbench drive packed rings (--packed).  Unix sockets only.
 set -u
 [ $# -ge 3 ] || { sed -n 3,12p "$0"; exit 2; }
 ROUNDS=$1 SIZE=$2
@@ -30,6 +30,7 @@ for r in $(seq "$ROUNDS"); do
 		for _ in $(seq 100); do [ -S "$T/B.sock" ] && break; sleep 0.02; done
 		mpps=$(taskset -c 0 "$VBENCH" tput --a "$T/A.sock" --b "$T/B.sock" \
 			--size "$SIZE" --seconds 2 --warmup-ms 300 --fwd-pid "$P" \
+			${PACKED:+--packed} \
 			2>/dev/null | grep -o 'mpps=[0-9.]*' | head -n 1)
 		kill "$P"
 		wait "$P" 2>/dev/null

@@ -501,6 +501,25 @@ bool guest_mem_mapped(const struct guest_mem *m, uint64_t gpa, uint64_t len)
 int guest_mem_iov(const struct guest_mem *m, uint64_t gpa, uint64_t len,
 		  struct iovec *iov, unsigned int max)
 {
+	return guest_mem_iov_find(m, NULL, gpa, len, iov, max);
+}
+
+/**
+ * guest_mem_iov_find() - guest_mem_iov(), telling where the range began
+ * @m:		table
+ * @hint:	if not NULL, set to the index of the region holding @gpa
+ *		when the range is mapped (see guest_mem_iov_hint())
+ * @gpa:	first byte
+ * @len:	length
+ * @iov:	output
+ * @max:	room in @iov
+ *
+ * Return: as guest_mem_iov()
+ */
+int guest_mem_iov_find(const struct guest_mem *m, unsigned int *hint,
+		       uint64_t gpa, uint64_t len, struct iovec *iov,
+		       unsigned int max)
+{
 	unsigned int n = 0;
 
 	if (!len)
@@ -516,6 +535,8 @@ int guest_mem_iov(const struct guest_mem *m, uint64_t gpa, uint64_t len,
 			return -EFAULT;
 		if (n == max)
 			return -E2BIG;
+		if (!n && hint)
+			*hint = (unsigned int)(r - m->r);
 		off = gpa - r->gpa;
 		chunk = MIN(len, r->size - off);
 		iov[n].iov_base = r->hva + off;

@@ -85,5 +85,44 @@ void *guest_mem_uva(const struct guest_mem *m, uint64_t uva, uint64_t len);
 bool guest_mem_mapped(const struct guest_mem *m, uint64_t gpa, uint64_t len);
 int guest_mem_iov(const struct guest_mem *m, uint64_t gpa, uint64_t len,
 		  struct iovec *iov, unsigned int max);
+int guest_mem_iov_find(const struct guest_mem *m, unsigned int *hint,
+		       uint64_t gpa, uint64_t len, struct iovec *iov,
+		       unsigned int max);
+
+/**
+ * guest_mem_iov_hint() - guest_mem_iov(), trying region @hint first
+ * @m:		table
+ * @hint:	a region index remembered by the caller (any value: one
+ *		past the table's end only misses); updated on a miss
+ * @gpa:	first byte
+ * @len:	length
+ * @iov:	output
+ * @max:	room in @iov
+ *
+ * A ring's buffers nearly always lie in the region its last one did: a
+ * range wholly inside region @hint becomes one iovec without the search.
+ * The hint is an index checked against the table as it is now, so it can
+ * only choose a region of the current table that holds the whole range:
+ * no staleness to manage when the table changes.
+ *
+ * Return: as guest_mem_iov()
+ */
+static inline int guest_mem_iov_hint(const struct guest_mem *m,
+				     unsigned int *hint, uint64_t gpa,
+				     uint64_t len, struct iovec *iov,
+				     unsigned int max)
+{
+	if (*hint < m->nregions && len && max) {
+		const struct guest_mem_region *r = &m->r[*hint];
+		uint64_t off = gpa - r->gpa;	/* huge if below: no match */
+
+		if (off < r->size && len <= r->size - off) {
+			iov->iov_base = r->hva + off;
+			iov->iov_len = (size_t)len;
+			return 1;
+		}
+	}
+	return guest_mem_iov_find(m, hint, gpa, len, iov, max);
+}
 
 #endif /* VHOSTD_GUEST_MEM_H */

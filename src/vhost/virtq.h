@@ -103,6 +103,8 @@ enum virtq_pop_result {
  * @used:		used ring, translated
  * @dev_event:		packed: device event suppression (written by us)
  * @mem:		memory table the descriptors are translated through
+ * @mem_hint:		region of @mem the last buffer lay in (a hint only,
+ *			guest_mem_iov_hint())
  * @last_avail_idx:	next avail entry to consume (split: free running;
  *			packed: ring position, < @num)
  * @shadow_avail_idx:	avail->idx as last read; entries up to it are
@@ -165,6 +167,7 @@ struct virtq {
 		struct vring_packed_desc_event *dev_event;
 	};
 	const struct guest_mem *mem;
+	unsigned int mem_hint;
 	uint16_t last_avail_idx;
 	uint16_t shadow_avail_idx;
 	uint16_t used_idx;

@@ -60,8 +60,8 @@ static inline enum virtq_pop_result virtq_add_seg(struct virtq *vq,
 		return VIRTQ_POP_BROKEN; /* a chain over 4 GiB is a lie */
 	*total += len;
 
-	n = guest_mem_iov(vq->mem, addr, len, &elem->iov[used],
-			  VIRTQ_ELEM_IOV_MAX - used);
+	n = guest_mem_iov_hint(vq->mem, &vq->mem_hint, addr, len,
+			       &elem->iov[used], VIRTQ_ELEM_IOV_MAX - used);
 	if (n == -E2BIG)
 		return VIRTQ_POP_DROP;	/* more segments than we take */
 	if (n < 0)

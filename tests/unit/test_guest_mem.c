@@ -108,6 +108,57 @@ static void test_translate_clamp(void **state)
 }
 
 /**
+ * test_iov_hint() - the hinted lookup agrees with the plain one, whatever
+ *		     the hint says
+ * @state:	cmocka state (unused)
+ *
+ * Every range of a small grid (inside a region, across two, in a gap,
+ * empty, wrapping, too many segments) with every hint value, a stale one
+ * past the table's end included, must give what guest_mem_iov() gives;
+ * a mapped range must leave the hint at the region of its first byte.
+ */
+static void test_iov_hint(void **state)
+{
+	static const uint64_t gpas[] = { 0, 0xfff, 0x1000, 0x1800, 0x1f00,
+					 0x2fff, 0x3000, 0x5000,
+					 UINT64_MAX - 1 };
+	static const uint64_t lens[] = { 0, 1, 0x100, 0x200, 0x1000, 0x2000,
+					 UINT64_MAX };
+	enum { NG = sizeof(gpas) / sizeof(gpas[0]),
+	       NL = sizeof(lens) / sizeof(lens[0]),
+	       NH = GUEST_MEM_MAX_REGIONS + 1 };
+	struct guest_mem m;
+	unsigned int i;
+
+	guest_mem_init(&m);
+	assert_int_equal(guest_mem_add_mapped(&m, arena, 0x1000, 0x1000,
+					      0xa000), 0);
+	assert_int_equal(guest_mem_add_mapped(&m, arena + 0x8000, 0x2000,
+					      0x1000, 0xb000), 0);
+	assert_int_equal(guest_mem_add_mapped(&m, arena + 0x4000, 0x5000,
+					      0x1000, 0xc000), 0);
+	/* One flat loop over the grid: gpa, length, hint, room. */
+	for (i = 0; i < NG * NL * NH * 3; i++) {
+		unsigned int g = i / (NL * NH * 3), l = i / (NH * 3) % NL;
+		unsigned int hint = i / 3 % NH, max = i % 3;
+		struct iovec a[2], b[2];
+		int ra, rb;
+
+		memset(a, 0, sizeof(a));
+		memset(b, 0, sizeof(b));
+		ra = guest_mem_iov(&m, gpas[g], lens[l], a, max);
+		rb = guest_mem_iov_hint(&m, &hint, gpas[g], lens[l], b, max);
+		assert_int_equal(ra, rb);
+		assert_memory_equal(a, b, sizeof(a));
+		if (ra > 0)
+			assert_ptr_equal(guest_mem_gpa(&m, gpas[g], 1),
+					 m.r[hint].hva +
+					 (gpas[g] - m.r[hint].gpa));
+	}
+	guest_mem_clear(&m);
+}
+
+/**
  * test_iov_split() - a range over adjacent regions, gaps, hostile lengths
  * @state:	cmocka state (unused)
  */
@@ -481,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_translate_clamp),
 		cmocka_unit_test(test_iov_split),
+		cmocka_unit_test(test_iov_hint),
 		cmocka_unit_test(test_memfd),
 		cmocka_unit_test(test_ref),
 		cmocka_unit_test(test_offset_limit_fs),
