@@ -71,22 +71,13 @@ DRV_PID=
 MAC0=02:70:6d:64:00:01
 MAC1=02:70:6d:64:00:02
 
-# stop_pid PID: TERM, wait up to 5 s, then KILL
-stop_pid() {
-	[ -n "$1" ] || return 0
-	kill -TERM "$1" 2>/dev/null
-	for _ in $(seq 50); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 
 cleanup() {
 	exec 7>&- 8>&-
-	stop_pid "$DRV_PID"
-	stop_pid "$BE_PID"
+	bench_stop "$DRV_PID"
+	bench_stop "$BE_PID"
 	[ -n "${KEEP:-}" ] && echo "kept $TMP" >&2 || rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -125,16 +116,8 @@ start_backend() {
 		exec 7>"$TMP/be.in"
 		;;
 	esac
-	for _ in $(seq 100); do
-		[ -S "$TMP/A.sock" ] && [ -S "$TMP/B.sock" ] && break
-		kill -0 "$BE_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -S "$TMP/A.sock" ] && [ -S "$TMP/B.sock" ] || {
-		echo "pmd.sh: $1 did not start:" >&2
-		tail -5 "$TMP/be.log" >&2
-		return 1
-	}
+	bench_wait_socks "$BE_PID" "$TMP/be.log" "pmd.sh: $1" \
+		"$TMP/A.sock" "$TMP/B.sock" || return 1
 	# vhostd-w1: only the worker stays on CPU 1 (the main thread
 	# answers vhost-user messages, like DPDK's control threads on 0).
 	[ "$1" = vhostd-w1 ] && taskset -p -c 0 "$BE_PID" >/dev/null
@@ -143,7 +126,7 @@ start_backend() {
 
 stop_backend() {
 	[ "$1" = testpmd ] && exec 7>&-
-	stop_pid "$BE_PID"
+	bench_stop "$BE_PID"
 	BE_PID=
 }
 
@@ -237,7 +220,7 @@ drive() {
 		kill -0 "$DRV_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	stop_pid "$DRV_PID"
+	bench_stop "$DRV_PID"
 	DRV_PID=
 	# The last "show port stats" before "stop": RX-packets of both ports.
 	awk -v s="$SECS" '

@@ -56,6 +56,8 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 BUILD=${BUILD:-build-bench}
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 REPS=3
@@ -437,16 +439,8 @@ start_backend() {
 		exec 7>"$TMP/tp.in"
 		;;
 	esac
-	for _ in $(seq 100); do
-		[ -S "$TMP/A.sock" ] && [ -S "$TMP/B.sock" ] && break
-		kill -0 "$FWD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if ! [ -S "$TMP/A.sock" ] || ! [ -S "$TMP/B.sock" ]; then
-		echo "run.sh: $1 did not create its sockets:" >&2
-		tail -20 "$TMP/$1.log" >&2
-		return 1
-	fi
+	bench_wait_socks "$FWD_PID" "$TMP/$1.log" "run.sh: $1" \
+		"$TMP/A.sock" "$TMP/B.sock" || return 1
 	# vhostd: its control thread (vhost-user messages) to the bench
 	# CPU like DPDK's control threads; only the worker stays on CPU_FWD.
 	case "$1" in vhostd-p*) taskset -p -c $CPU_BENCH "$FWD_PID" >/dev/null ;; esac
@@ -460,13 +454,7 @@ stop_backend() {
 		"$VHOSTCTL" --ctl "$TMP/ctl.sock" stats >"$TMP/$1.stats.json" 2>/dev/null
 		;;
 	esac
-	kill -TERM "$FWD_PID" 2>/dev/null
-	for _ in $(seq 100); do
-		kill -0 "$FWD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$FWD_PID" 2>/dev/null
-	wait "$FWD_PID" 2>/dev/null
+	bench_stop "$FWD_PID" 100
 	FWD_PID=
 	[ "$1" = testpmd ] && exec 7>&-
 }
