@@ -27,18 +27,7 @@ vg_ensure_image
 NS=vhg-base-$$
 NS_MADE=0
 VG_DIR=$(mktemp -d /tmp/vhg-base.XXXXXX)
-cleanup() {
-	local rc=$?
-	vg_stop_all
-	[ $NS_MADE = 1 ] && ip netns del "$NS" 2>/dev/null
-	if [ "${KEEP:-0}" = 1 ] || [ $rc != 0 ]; then
-		echo "work directory kept: $VG_DIR" >&2
-	else
-		rm -rf "$VG_DIR"
-	fi
-	exit $rc
-}
-trap cleanup EXIT
+trap vg_cleanup EXIT
 trap 'exit 130' INT TERM
 
 ip netns add "$NS"

@@ -56,45 +56,9 @@ VHOSTD_PID=
 VG_DIR=$(mktemp -d /tmp/vhg-e2e.XXXXXX)
 VLOG=$VG_DIR/vhostd.log
 
-vhostd_alive() { [ -n "$VHOSTD_PID" ] && kill -0 "$VHOSTD_PID" 2>/dev/null; }
-vg_precheck() { vhostd_alive || vg_die "vhostd (pid $VHOSTD_PID) has exited"; }
-
-show_vhostd_log() {
-	echo "---- vhostd log (tail, full: $VLOG) ----" >&2
-	tail -n 40 "$VLOG" >&2 2>/dev/null || true
-	echo "----" >&2
-}
-
-cleanup() {
-	local rc=$?
-	vg_stop_all
-	if [ -n "$VHOSTD_PID" ]; then
-		vg_kill_pid "$VHOSTD_PID" 30
-		wait "$VHOSTD_PID" 2>/dev/null || true
-	fi
-	[ $NS_MADE = 1 ] && ip netns del "$NS" 2>/dev/null
-	if [ "${KEEP:-0}" = 1 ] || [ $rc != 0 ]; then
-		[ $rc != 0 ] && show_vhostd_log
-		echo "work directory kept: $VG_DIR" >&2
-	else
-		rm -rf "$VG_DIR"
-	fi
-	exit $rc
-}
-trap cleanup EXIT
+vg_precheck() { vg_vhostd_alive || vg_die "vhostd (pid $VHOSTD_PID) has exited"; }
+trap vg_cleanup EXIT
 trap 'exit 130' INT TERM
-
-# wait_for TIMEOUT DESC CMD...: poll CMD until true; fail on timeout or if
-# vhostd died meanwhile.
-wait_for() {
-	local tmo=$1 desc=$2; shift 2
-	local end=$((SECONDS + tmo))
-	until "$@"; do
-		vhostd_alive || vg_die "vhostd exited while waiting for $desc"
-		[ $SECONDS -lt $end ] || vg_die "timed out (${tmo}s) waiting for $desc"
-		sleep 0.1
-	done
-}
 
 ip netns add "$NS"
 NS_MADE=1
@@ -118,9 +82,9 @@ start_vhostd() {
 		</dev/null >>"$VLOG" 2>&1 &
 	VHOSTD_PID=$!
 	vg_log "vhostd pid $VHOSTD_PID: $VHOSTD"
-	wait_for 10 "vm1.sock" test -S "$VG_DIR/vm1.sock"
-	wait_for 10 "vm2.sock" test -S "$VG_DIR/vm2.sock"
-	wait_for 10 "tap vh0" have_vh0
+	vg_wait_for 10 "vm1.sock" test -S "$VG_DIR/vm1.sock"
+	vg_wait_for 10 "vm2.sock" test -S "$VG_DIR/vm2.sock"
+	vg_wait_for 10 "tap vh0" have_vh0
 	ip -n "$NS" addr add 198.18.0.1/24 dev vh0
 	ip -n "$NS" link set vh0 up
 }
@@ -143,7 +107,7 @@ if [ "$E2E_RESTART" = 1 ]; then
 	vg_ping_row "ping g3 -> g1 (client port)" "$rc2" "$out" 198.18.0.11
 	[ "$rc2" = 0 ] || rc=1
 fi
-if vhostd_alive; then
+if vg_vhostd_alive; then
 	vg_row "vhostd alive after suite" ok - - "pid $VHOSTD_PID"
 else
 	vg_row "vhostd alive after suite" FAIL - - "vhostd exited"
@@ -223,13 +187,13 @@ rogue_step() {
 		rogue_msg "$k" | timeout 5 socat -u -t 0.2 - "UNIX-CONNECT:$sock" 2>/dev/null || true
 		n=$((n + 1))
 		sleep 0.2
-		vhostd_alive || { vg_log "vhostd died after rogue message '$k'"; bad=1; break; }
+		vg_vhostd_alive || { vg_log "vhostd died after rogue message '$k'"; bad=1; break; }
 	done
 	# Connect/disconnect churn.
 	for _ in $(seq 20); do
 		timeout 2 socat -u /dev/null "UNIX-CONNECT:$sock" 2>/dev/null || true
 	done
-	if [ -x "$VDRV_TOOL" ] && vhostd_alive; then
+	if [ -x "$VDRV_TOOL" ] && vg_vhostd_alive; then
 		for k in ${ROGUE_KINDS:-$EVIL_KINDS}; do
 			out=$(timeout 20 "$VDRV_TOOL" evil --sock "$sock" --kind "$k" \
 				--timeout-ms 500 2>&1) && r=0 || r=$?
@@ -245,7 +209,7 @@ rogue_step() {
 				evil_ok=$((evil_ok + 1)) || kept+=${kept:+,}$k ;;
 			*) kept+=${kept:+,}$k ;;		# tool error
 			esac
-			vhostd_alive || { vg_log "vhostd died after vdrv_tool --kind $k"; bad=1; break; }
+			vg_vhostd_alive || { vg_log "vhostd died after vdrv_tool --kind $k"; bad=1; break; }
 		done
 	else
 		vg_log "no $VDRV_TOOL: raw malformed messages only"
@@ -253,7 +217,7 @@ rogue_step() {
 	echo "$n $bad $evil_ok ${kept:--}"
 }
 
-if [ "$E2E_ROGUE" = 1 ] && vhostd_alive; then
+if [ "$E2E_ROGUE" = 1 ] && vg_vhostd_alive; then
 	# Both guests ping each other at 10 Hz, in rounds of 10, until told to
 	# stop after the attack; every round must be lossless.
 	for g in g1:198.18.0.12 g2:198.18.0.11; do
@@ -272,7 +236,7 @@ if [ "$E2E_ROGUE" = 1 ] && vhostd_alive; then
 			rc=1
 		fi
 	fi
-	if [ "$bad" = 0 ] && vhostd_alive; then
+	if [ "$bad" = 0 ] && vg_vhostd_alive; then
 		vg_row "rogue client: vhostd alive" ok - - "$nmsg malformed streams survived"
 	else
 		vg_row "rogue client: vhostd alive" FAIL - - "vhostd exited"
@@ -300,10 +264,10 @@ if [ "$E2E_ROGUE" = 1 ] && vhostd_alive; then
 	[ "$rc2" = 0 ] || rc=1
 fi
 
-if vhostd_alive && [ -x "$VHOSTCTL" ]; then
+if vg_vhostd_alive && [ -x "$VHOSTCTL" ]; then
 	timeout 10 "$VHOSTCTL" --ctl "$VG_DIR/ctl.sock" ports > "$VG_DIR/vhostctl-ports-end.json" 2>&1 || true
 fi
-if vhostd_alive; then
+if vg_vhostd_alive; then
 	read -r -a st < <(sed 's/^.*) //' "/proc/$VHOSTD_PID/stat")
 	cpu=$(awk -v u="${st[11]}" -v s="${st[12]}" -v hz="$(getconf CLK_TCK)" \
 		'BEGIN { printf "%.1f", (u + s) / hz }')
@@ -314,7 +278,7 @@ fi
 # QEMU (reconnect=1) comes back by itself, and vhostd's client port
 # reconnects to g3's QEMU: the guests must talk again, to each other and
 # through the TAP, without a reboot.
-if [ "$E2E_RESTART" = 1 ] && vhostd_alive; then
+if [ "$E2E_RESTART" = 1 ] && vg_vhostd_alive; then
 	kill -KILL "$VHOSTD_PID"
 	wait "$VHOSTD_PID" 2>/dev/null || true
 	VHOSTD_PID=
@@ -325,7 +289,7 @@ if [ "$E2E_RESTART" = 1 ] && vhostd_alive; then
 				.name == "vm3") | .up] == [true, true, true]' >/dev/null
 	}
 	if [ -x "$VHOSTCTL" ]; then
-		wait_for 30 "the guests reconnected" up2
+		vg_wait_for 30 "the guests reconnected" up2
 	fi
 	for g in g1:198.18.0.12:g2 g2:198.18.0.11:g1 g3:198.18.0.11:g1; do
 		IFS=: read -r gs gip gd <<<"$g"
@@ -340,7 +304,7 @@ fi
 
 # vhostd must leave cleanly on SIGTERM while both guests are connected:
 # exit status 0 within 20 s, not a hang or a crash.
-if vhostd_alive; then
+if vg_vhostd_alive; then
 	kill -TERM "$VHOSTD_PID"
 	st=0
 	for _ in $(seq 200); do

@@ -34,6 +34,7 @@ VG_NO_OFFLOADS=csum=off,guest_csum=off,gso=off,host_tso4=off,host_tso6=off,host_
 declare -gA VG_RFD VG_WFD VG_PID
 declare -g VG_SEQ=0
 VG_NAMES=()
+VG_EXTRA_PIDS=()
 
 # vg_ensure_image: the guest image must exist (run setup.sh, as root, once);
 # rebuild it without apt when init.sh changed since.
@@ -232,6 +233,63 @@ vg_stop_all() {
 		[ -n "${VG_PID[$n]:-}" ] && vg_stop "$n"
 	done
 	return 0
+}
+
+# ---- a test that runs its own vhostd in its own netns ----
+#
+# The caller sets VHOSTD_PID (once vhostd runs, if it runs one), VLOG
+# (its log), NS and
+# NS_MADE=1 once it made the netns, and may list more PIDs it started in
+# VG_EXTRA_PIDS.  VG_FAIL names the function a failed wait calls with a
+# message (default vg_die; it must not return).  Then:
+#   trap vg_cleanup EXIT; trap 'exit 130' INT TERM
+
+# vg_vhostd_alive: the test's vhostd still runs
+vg_vhostd_alive() { [ -n "${VHOSTD_PID:-}" ] && kill -0 "$VHOSTD_PID" 2>/dev/null; }
+
+# vg_show_vhostd_log: the end of $VLOG on stderr
+vg_show_vhostd_log() {
+	[ -n "${VLOG:-}" ] || return 0
+	echo "---- vhostd log (tail, full: $VLOG) ----" >&2
+	tail -n 40 "$VLOG" >&2 2>/dev/null || true
+	echo "----" >&2
+}
+
+# vg_cleanup: guests, VG_EXTRA_PIDS, vhostd, the netns; the work
+#   directory goes unless KEEP=1 or the test failed (then vhostd's log
+#   tail is shown).  Exits with the status the test had.
+vg_cleanup() {
+	local rc=$? p
+	vg_stop_all
+	for p in "${VG_EXTRA_PIDS[@]}"; do
+		vg_kill_pid "$p" 10
+		wait "$p" 2>/dev/null || true
+	done
+	if [ -n "${VHOSTD_PID:-}" ]; then
+		vg_kill_pid "$VHOSTD_PID" 30
+		wait "$VHOSTD_PID" 2>/dev/null || true
+	fi
+	[ "${NS_MADE:-0}" = 1 ] && ip netns del "$NS" 2>/dev/null
+	if [ "${KEEP:-0}" = 1 ] || [ $rc != 0 ]; then
+		[ $rc != 0 ] && vg_show_vhostd_log
+		echo "work directory kept: $VG_DIR" >&2
+	else
+		rm -rf "$VG_DIR"
+	fi
+	exit $rc
+}
+
+# vg_wait_for TIMEOUT DESC CMD...: poll CMD until true; $VG_FAIL on a
+#   timeout or if vhostd died meanwhile
+vg_wait_for() {
+	local tmo=$1 desc=$2 fail=${VG_FAIL:-vg_die}
+	local end=$((SECONDS + tmo))
+	shift 2
+	until "$@"; do
+		vg_vhostd_alive || "$fail" "vhostd exited while waiting for $desc"
+		[ $SECONDS -lt $end ] || "$fail" "timed out (${tmo}s) waiting for $desc"
+		sleep 0.1
+	done
 }
 
 # ---- result parsing helpers (host side, plain bash/awk) ----

@@ -57,14 +57,12 @@ VHOSTD=$(realpath "$VHOSTD")
 NS=vhg-mq-$$
 NS_MADE=0
 VHOSTD_PID=
-SRV_PIDS=()
+VG_EXTRA_PIDS=()
 VG_DIR=$(mktemp -d /tmp/vhg-mq.XXXXXX)
 VLOG=$VG_DIR/vhostd.log
 T0=$SECONDS
 
-vhostd_alive() { [ -n "$VHOSTD_PID" ] && kill -0 "$VHOSTD_PID" 2>/dev/null; }
-vg_precheck() { vhostd_alive || vg_die "vhostd (pid $VHOSTD_PID) has exited"; }
-
+vg_precheck() { vg_vhostd_alive || vg_die "vhostd (pid $VHOSTD_PID) has exited"; }
 # record KIND DETAIL: the one result line, to stdout and $TEST_RESULTS
 record() {
 	echo "$1 guest-mq4 $2"
@@ -72,44 +70,14 @@ record() {
 	return 0
 }
 
-cleanup() {
-	local rc=$? p
-	vg_stop_all
-	for p in "${SRV_PIDS[@]}"; do
-		vg_kill_pid "$p" 10
-		wait "$p" 2>/dev/null || true
-	done
-	if [ -n "$VHOSTD_PID" ]; then
-		vg_kill_pid "$VHOSTD_PID" 30
-		wait "$VHOSTD_PID" 2>/dev/null || true
-	fi
-	[ $NS_MADE = 1 ] && ip netns del "$NS" 2>/dev/null
-	if [ "${KEEP:-0}" = 1 ] || [ $rc != 0 ]; then
-		[ $rc != 0 ] && { echo "---- vhostd log (tail) ----"; tail -n 20 "$VLOG"; } >&2
-		echo "work directory kept: $VG_DIR" >&2
-	else
-		rm -rf "$VG_DIR"
-	fi
-	exit $rc
-}
-trap cleanup EXIT
+VG_FAIL=fail
+trap vg_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # fail DETAIL: the FAIL line, then out
 fail() {
 	record FAIL "$1"
 	exit 1
-}
-
-# wait_for TIMEOUT DESC CMD...: poll CMD until true
-wait_for() {
-	local tmo=$1 desc=$2; shift 2
-	local end=$((SECONDS + tmo))
-	until "$@"; do
-		vhostd_alive || fail "vhostd exited while waiting for $desc"
-		[ $SECONDS -lt $end ] || fail "timed out (${tmo}s) waiting for $desc"
-		sleep 0.2
-	done
 }
 
 # vm4 [JQ]: vm4's object in "vhostctl ports", or JQ applied to it
@@ -127,8 +95,8 @@ ip netns exec "$NS" "$VHOSTD" \
 	--port "tap,ifname=vh0,name=host" \
 	--ctl "$VG_DIR/ctl.sock" </dev/null >>"$VLOG" 2>&1 &
 VHOSTD_PID=$!
-wait_for 10 "vm4.sock" test -S "$VG_DIR/vm4.sock"
-wait_for 10 "tap vh0" have_vh0
+vg_wait_for 10 "vm4.sock" test -S "$VG_DIR/vm4.sock"
+vg_wait_for 10 "tap vh0" have_vh0
 ip -n "$NS" addr add "$HOSTIP/24" dev vh0
 ip -n "$NS" link set vh0 up
 
@@ -136,7 +104,7 @@ vg_boot g4 --ip "$GIP/24" --mac 52:54:00:18:00:14 --vhost "$VG_DIR/vm4.sock" \
 	--netns "$NS" --queues "$PAIRS" --smp "$PAIRS"
 vg_wait_ready g4 120 || fail "g4 did not boot"
 started() { [ "$(vm4 .negotiated.queue_pairs_started)" = "$PAIRS" ]; }
-wait_for 30 "$PAIRS pairs started" started
+vg_wait_for 30 "$PAIRS pairs started" started
 neg=$(vm4 .negotiated)
 jq -e --argjson n "$PAIRS" '.queue_pairs == $n and .queue_pairs_enabled == $n
 	and (.features_names | index("MQ")) != null' <<<"$neg" >/dev/null ||
@@ -160,10 +128,10 @@ done
 
 for i in $(seq 0 $((PAIRS - 1))); do
 	ip netns exec "$NS" iperf3 -s -1 -p $((5201 + i)) >"$VG_DIR/srv$i.log" 2>&1 &
-	SRV_PIDS+=($!)
+	VG_EXTRA_PIDS+=($!)
 done
 listening() { [ "$(ip netns exec "$NS" ss -Hltn | grep -c ':520[1-4] ')" = "$PAIRS" ]; }
-wait_for 10 "iperf3 servers" listening
+vg_wait_for 10 "iperf3 servers" listening
 
 before=$(vm4 .queues)
 dir0=$(vm4 .direct.packets)
