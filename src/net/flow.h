@@ -9,10 +9,12 @@
 #ifndef VHOSTD_FLOW_H
 #define VHOSTD_FLOW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pkt.h"
 
+uint32_t flow_hash(const struct ethhdr *eth, const uint8_t *b, size_t len);
 uint32_t pkt_flow_hash(const struct pkt *pkt);
 
 #endif /* VHOSTD_FLOW_H */
