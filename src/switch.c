@@ -741,10 +741,34 @@ unsigned int switch_lenders(uint64_t src_feat, struct port_lender *out,
 			continue;
 		out[n].idx = i;
 		out[n].ok = p->ops->lend_ok && p->ops->lend_ok(p, src_feat);
+		out[n].pairs = 1;
+		out[n].on = 1;
+		if (p->ops->lend_flows)
+			out[n].pairs = p->ops->lend_flows(p, NULL, &out[n].on);
 		out[n].name = p->name;
 		n++;
 	}
 	return n;
+}
+
+/**
+ * switch_lend_flows() - a lender's pairs and flow table (port_host)
+ * @idx:	the port's index
+ * @table:	PORT_FLOWS bytes, or NULL
+ * @on:		out: its running pairs
+ *
+ * Return: its pairs, 0 if it is gone or keeps no table
+ * Context: control thread
+ */
+unsigned int switch_lend_flows(unsigned int idx, uint8_t *table,
+			       uint32_t *on)
+{
+	struct port *p = switch_port(idx);
+
+	*on = 0;
+	if (!p || !p->ops->lend_flows)
+		return 0;
+	return p->ops->lend_flows(p, table, on);
 }
 
 /**

@@ -38,6 +38,8 @@ _Static_assert(SWITCH_PORTS_MAX <= PORT_IDX_MAX,
  * switch_lend_rx()	worker: a reader's turn straight into another
  *			port's RX buffers (struct port_host's lend_rx).
  * switch_lenders()	control: the ports that lend RX buffers (port_host).
+ * switch_lend_flows()	control: one lender's pairs and flow table
+ *			(port_host).
  * switch_mac_walk()	control: every MAC and its port (port_host).
  * switch_timer()	control, once a second: age the FDB, port timers.
  * switch_fdb()		the MAC table (for ctl and tests).
@@ -60,6 +62,8 @@ unsigned int switch_lend_rx(struct port *src, struct port_reader *rd,
 			    struct port_turn *turn);
 unsigned int switch_lenders(uint64_t src_feat, struct port_lender *out,
 			    unsigned int max);
+unsigned int switch_lend_flows(unsigned int idx, uint8_t *table,
+			       uint32_t *on);
 void switch_mac_walk(void (*fn)(void *arg, const uint8_t *mac,
 				unsigned int port),
 		     void *arg);

@@ -339,13 +339,19 @@ struct port_reader {
  * struct port_lender - a port that can lend RX buffers, as the host lists it
  * @idx:	its index
  * @ok:	its lend_ok() for the asker's offloads, now (a hint)
+ * @pairs:	queue pairs it has (1 without lend_flows)
+ * @on:		those whose RX side runs now (bit i: pair i)
  * @name:	its name, for messages (control thread: stable meanwhile)
  */
 struct port_lender {
 	unsigned int idx;
 	bool ok;
+	unsigned int pairs;
+	uint32_t on;
 	const char *name;
 };
+
+#define PORT_FLOWS	256	/* flow slots a port remembers pairs for */
 
 /**
  * struct port_ops - a port type
@@ -443,6 +449,12 @@ struct port_lender {
  *		the peer cannot take): nothing returned, still reserved
  * @lend_end:	publish what was committed, unlock, notify the peer once,
  *		count the frames delivered
+ * @lend_flows:	optional, control thread: the port's queue pairs (the
+ *		return value), those running (@on), and, if @table is not
+ *		NULL, the pair + 1 each flow slot (flow_hash() % PORT_FLOWS)
+ *		goes to, 0 for none known: where a reader should put a
+ *		flow's frames (a hint: @lend_commit checks the pair).
+ *		Without it a port has one pair
  */
 struct port_ops {
 	const char *type;
@@ -478,6 +490,8 @@ struct port_ops {
 	int (*lend_commit)(struct port *p, struct port_lend *l,
 			   const struct pkt *pkt);
 	void (*lend_end)(struct port *p, struct port_lend *l);
+	unsigned int (*lend_flows)(struct port *p, uint8_t *table,
+				   uint32_t *on);
 };
 
 /**
@@ -499,6 +513,8 @@ struct port_ops {
  * @lend_rx:	worker, a turn at @src's queue of @rd: land frames in the
  *		buffers of port @rd->dst, as many as the turn allows (see
  *		port_lend_rx()); return frames in @pkts for switch_forward()
+ * @lend_flows:	port @idx's lend_flows(@table, @on), or 0 if it is gone or
+ *		has none
  *
  * Set once by the worker layer before any port opens (worker_init());
  * ports call it through the port_*() helpers below, from the control
@@ -519,6 +535,8 @@ struct port_host {
 	unsigned int (*lend_rx)(struct port *src, struct port_reader *rd,
 				struct pkt **pkts, unsigned int max,
 				struct port_turn *turn);
+	unsigned int (*lend_flows)(unsigned int idx, uint8_t *table,
+				   uint32_t *on);
 };
 
 extern const struct port_host *port_host;
@@ -649,6 +667,15 @@ static inline unsigned int port_lenders(uint64_t src_feat,
 					unsigned int max)
 {
 	return port_host ? port_host->lenders(src_feat, out, max) : 0;
+}
+
+/* port_lend_flows() - see struct port_host; none without a host */
+static inline unsigned int port_lend_flows(unsigned int idx, uint8_t *table,
+					   uint32_t *on)
+{
+	*on = 0;
+	return port_host && port_host->lend_flows ?
+	       port_host->lend_flows(idx, table, on) : 0;
 }
 
 /**

@@ -41,7 +41,7 @@
 #define TAP_VNET_HDR_LEN	12	/* sizeof(struct virtio_net_hdr_v1) */
 #define TAP_FRAME_MAX		PKT_FRAME_MAX
 #define TAP_BUF_LEN		(TAP_VNET_HDR_LEN + TAP_FRAME_MAX)
-#define TAP_QUEUES_MAX		(1 + PORT_IDX_MAX)	/* tun allows 256 */
+#define TAP_QUEUES_MAX		256	/* tun's MAX_TAP_QUEUES */
 #define TAP_DIRECT_BUFS		8	/* bounce buffers of a guest's queue */
 #define TAP_IFF			(IFF_TAP | IFF_NO_PI | IFF_VNET_HDR)
 
@@ -101,8 +101,12 @@ struct tap_queue {
  * @nq:		queues set up in @q; stored with release after the queue
  *		is complete, so a worker sees whole queues only
  * @q:		the queues, @q[0] the flood/unknown one
- * @port_queue:	queue steered to each port index, 0 = none (control)
- * @steer:	the steering program's map (control)
+ * @port_queue:	first queue steered to each port index, 0 = none,
+ *		UINT16_MAX = tried and failed (control)
+ * @port_pairs:	queues made for each port index from @port_queue on, one
+ *		per queue pair of the port, in pair order (control)
+ * @flows:	scratch for one port's flow table (control)
+ * @steer:	the steering program's maps (control)
  */
 struct tap_priv {
 	int fd;
@@ -114,6 +118,8 @@ struct tap_priv {
 	unsigned int nq;
 	struct tap_queue *q[TAP_QUEUES_MAX];
 	uint16_t port_queue[PORT_IDX_MAX];
+	uint8_t port_pairs[PORT_IDX_MAX];
+	uint8_t flows[PORT_FLOWS];
 	struct tap_steer steer;
 };
 
@@ -271,6 +277,7 @@ static uint32_t tap_frame_max(const struct tap_priv *t)
  * @p:		port
  * @t:		its state (multi-queue)
  * @dst:	port index of the guest
+ * @pair:	the guest's queue pair whose buffers it reads into
  *
  * The new queue is the device's last, so its tun index is @t->nq; on
  * failure it is detached again, which moves no other queue.
@@ -278,7 +285,8 @@ static uint32_t tap_frame_max(const struct tap_priv *t)
  * Return: 0 or -errno
  * Context: control thread
  */
-static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst)
+static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst,
+			 unsigned int pair)
 {
 	unsigned int idx = t->nq;
 	struct tap_queue *q;
@@ -304,6 +312,7 @@ static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst)
 		return -ENOMEM;
 	}
 	q->rd.dst = dst;
+	q->rd.lend.pair = pair;
 	t->q[idx] = q;
 	__atomic_store_n(&t->nq, idx + 1, __ATOMIC_RELEASE);
 	rc = port_src_add(p, idx, fd, PORT_SRC_LEVEL);
@@ -317,10 +326,74 @@ static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst)
 		tap_queue_free(q);
 		return rc;
 	}
-	t->port_queue[dst] = (uint16_t)idx;
-	src_debug(&p->log, "port %s: tun queue %u for port %u (worker %u)",
-		  p->name, idx, dst, q->worker);
+	src_debug(&p->log, "port %s: tun queue %u for port %u pair %u "
+		  "(worker %u)", p->name, idx, dst, pair, q->worker);
 	return 0;
+}
+
+/**
+ * tap_queues_add() - a tun queue for each queue pair of guest @l
+ * @p:		port
+ * @t:		its state (multi-queue)
+ * @l:		the guest, as port_lenders() lists it
+ *
+ * Queues are attached in a row, so the guest's are @t->port_queue[idx]
+ * and the @t->port_pairs[idx] - 1 after it; a failure part way keeps
+ * those made (the pairs after them are not steered to).
+ *
+ * Return: 0 or -errno (none made)
+ * Context: control thread, before start-up ends (port_env.sealed)
+ */
+static int tap_queues_add(struct port *p, struct tap_priv *t,
+			  const struct port_lender *l)
+{
+	unsigned int base = t->nq, k, pairs = MAX(1U, MIN(l->pairs, 16U));
+	int rc = 0;
+
+	for (k = 0; k < pairs; k++) {
+		rc = tap_queue_add(p, t, l->idx, k);
+		if (rc < 0)
+			break;
+	}
+	if (!k)
+		return rc;
+	if (rc < 0)
+		src_warn(&p->log, "port %s: tun queues for %u of %s's %u "
+			 "pairs (%s)", p->name, k, l->name, pairs,
+			 strerror(-rc));
+	t->port_queue[l->idx] = (uint16_t)base;
+	t->port_pairs[l->idx] = (uint8_t)k;
+	return 0;
+}
+
+/**
+ * tap_dst() - where the steering program puts frames for guest @l
+ * @p:		port
+ * @t:		its state
+ * @l:		the guest, with queues
+ * @d:		filled in
+ *
+ * Its running pairs that have a queue, in order; with more than one, its
+ * flow table goes to the flow map too.
+ */
+static void tap_dst(struct port *p, struct tap_priv *t,
+		    const struct port_lender *l, struct tap_steer_dst *d)
+{
+	uint32_t on = l->on & ((1u << t->port_pairs[l->idx]) - 1);
+	unsigned int k, n = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->base = t->port_queue[l->idx];
+	d->port = l->idx;
+	d->on = (uint16_t)on;
+	for (k = 0; k < 16; k++)
+		if (on & 1u << k)
+			d->order |= (uint64_t)k << (4 * n++);
+	d->n_on = n;
+	if (n > 1 && port_lend_flows(l->idx, t->flows, &on) &&
+	    tap_steer_flows(&t->steer, l->idx, t->flows) < 0)
+		src_debug(&p->log, "port %s: flow map update for %s failed",
+			  p->name, l->name);
 }
 
 /**
@@ -336,7 +409,7 @@ static int tap_queue_add(struct port *p, struct tap_priv *t, unsigned int dst)
 static void tap_mq_update(struct port *p, struct tap_priv *t)
 {
 	struct port_lender lenders[PORT_IDX_MAX];
-	uint16_t want[PORT_IDX_MAX] = { 0 };
+	struct tap_steer_dst want[PORT_IDX_MAX];
 	unsigned int i, n, nports = 0;
 	uint32_t fm = tap_frame_max(t);
 
@@ -348,6 +421,7 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 			__atomic_store_n(&t->q[i]->rd.frame_max, fm,
 					 __ATOMIC_RELAXED);
 	}
+	memset(want, 0, sizeof(want));
 	n = port_lenders(t->src_feat, lenders, ARRAY_SIZE(lenders));
 	for (i = 0; i < n; i++) {
 		unsigned int d = lenders[i].idx;
@@ -361,7 +435,8 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 			 * the open() and TUNSETIFF of a queue are no longer
 			 * ours to make (and not on the seccomp allow-list).
 			 */
-			rc = port_env.sealed ? -EPERM : tap_queue_add(p, t, d);
+			rc = port_env.sealed ? -EPERM :
+			     tap_queues_add(p, t, &lenders[i]);
 			if (rc < 0) {
 				src_warn(&p->log, "port %s: no tun queue for "
 					 "%s (%s): its frames take the bounce "
@@ -372,7 +447,7 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 			}
 		}
 		if (t->port_queue[d] != UINT16_MAX && lenders[i].ok)
-			want[d] = t->port_queue[d];
+			tap_dst(p, t, &lenders[i], &want[d]);
 	}
 	tap_steer_sync(&t->steer, want, nports);
 	if (t->steer.map_fd >= 0)

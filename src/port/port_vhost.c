@@ -645,4 +645,5 @@ const struct port_ops port_vhost_ops = {
 	.lend_reserve = port_vhost_lend_reserve,
 	.lend_commit = port_vhost_lend_commit,
 	.lend_end = port_vhost_lend_end,
+	.lend_flows = port_vhost_lend_flows,
 };

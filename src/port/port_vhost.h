@@ -32,7 +32,6 @@
  */
 #define PORT_VHOST_POLL_DESCS	4
 #define PORT_VHOST_POLL_BYTES	4096
-#define PORT_VHOST_FLOWS	256	/* flows remembered per port */
 
 #define PV_FEAT(bit)		(1ULL << (bit))
 
@@ -166,7 +165,7 @@ struct port_vhost {
 	struct port_vhost_txq *txq;
 	struct port_vhost_rxq *rxq;
 	uint32_t rx_on;
-	uint8_t flow_pair[PORT_VHOST_FLOWS];
+	uint8_t flow_pair[PORT_FLOWS];
 };
 
 /* A turn holds the TX queue's lock from rx_begin (when it returns true)
@@ -187,6 +186,8 @@ void port_vhost_call(struct port *p, struct vu_queue *q, int fd)
 	EXCLUDES(q->lock);
 unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 			     unsigned int n);
+unsigned int port_vhost_pick(const struct port_vhost *pv, uint32_t on,
+			     uint32_t h);
 
 /**
  * port_vhost_over_mtu() - whether a frame exceeds the guest's MTU
@@ -246,6 +247,8 @@ void port_vhost_rx_release(struct port_vhost *pv, struct port_vhost_rxq *rq,
 
 /* RX buffers lent to a reader of another port (port_vhost_direct.c). */
 bool port_vhost_lend_ok(struct port *p, uint64_t src_feat);
+unsigned int port_vhost_lend_flows(struct port *p, uint8_t *table,
+				   uint32_t *on);
 /* A lend holds the RX queue's lock from lend_begin (when it returns 0)
  * to lend_end: across functions, out of the attributes' reach (lock.h).
  */

@@ -532,25 +532,25 @@ static unsigned int port_vhost_xmit_q(struct port *p, unsigned int pair,
 }
 
 /**
- * port_vhost_pick() - the RX queue pair a frame goes to
+ * port_vhost_pick() - the RX queue pair a flow goes to
  * @pv:		port
- * @on:		pairs whose RX queue runs (bit i: pair i), more than one
- * @pkt:	frame
+ * @on:		pairs whose RX queue runs (bit i: pair i), not 0
+ * @h:		the frame's flow_hash()
  *
  * The pair whose TX queue last sent this flow (the guest chose it: its
  * replies stay on the CPU that sent), else one spread by the flow's hash.
+ * tap_steer.c's program makes the same choice for the TAP's queues.
  *
  * Return: pair index
  */
-static unsigned int port_vhost_pick(const struct port_vhost *pv, uint32_t on,
-				    const struct pkt *pkt)
+unsigned int port_vhost_pick(const struct port_vhost *pv, uint32_t on,
+			     uint32_t h)
 {
-	uint32_t h = pkt_flow_hash(pkt);
-	unsigned int e = __atomic_load_n(&pv->flow_pair[h % PORT_VHOST_FLOWS],
+	unsigned int e = __atomic_load_n(&pv->flow_pair[h % PORT_FLOWS],
 					 __ATOMIC_RELAXED);
 	unsigned int k;
 
-	if (e && (on & 1u << (e - 1)))
+	if (e && e <= VU_MAX_QUEUE_PAIRS && (on & 1u << (e - 1)))
 		return e - 1;
 	k = (h >> 8) % (unsigned int)__builtin_popcount(on);
 	while (k--)
@@ -591,7 +591,8 @@ unsigned int port_vhost_xmit(struct port *p, struct pkt *const *pkts,
 		return port_vhost_xmit_q(p, (unsigned int)__builtin_ctz(on),
 					 pkts, n);
 	for (i = 0; i < n; i++)
-		pair[i] = (uint8_t)port_vhost_pick(pv, on, pkts[i]);
+		pair[i] = (uint8_t)port_vhost_pick(pv, on,
+						   pkt_flow_hash(pkts[i]));
 	for (i = 0; i < n; i++) {
 		unsigned int qp = pair[i];
 

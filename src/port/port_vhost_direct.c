@@ -44,6 +44,7 @@
 
 #include "port_vhost.h"
 #include "../log.h"
+#include "../net/flow.h"
 #include "../net/iov.h"
 #include "../util.h"
 
@@ -81,15 +82,16 @@ static const struct direct_feat direct_feats[] = {
  * @p:		a vhost-user port
  * @src_feat:	offloads the reader may hand over
  *
- * Only a running guest using one queue pair, with MRG_RXBUF (a frame
- * may then span as many buffers as it needs, so a read never has to fit
- * one chain), that takes the reader's checksum and TCP offloads whole.
- * Lent buffers are pair 0's: a guest running several pairs gets its
- * frames through the switch, which puts each flow on its own pair.  A
- * guest that needs software segmentation would pay an extra copy out of
- * its buffers for every TSO frame; its frames are better read into the
- * reader's bounce buffer as before.  A hint only:
- * port_vhost_lend_commit() re-checks every frame.
+ * Only a running guest with MRG_RXBUF (a frame may then span as many
+ * buffers as it needs, so a read never has to fit one chain) that takes
+ * the reader's checksum and TCP offloads whole.  A guest with several
+ * queue pairs gets a reader per pair, each lending that pair's buffers
+ * (port_lend's @pair), and the reader's steering puts each flow on the
+ * pair the guest sent it from (port_vhost_lend_flows()).  A guest that
+ * needs software segmentation would pay an extra copy out of its buffers
+ * for every TSO frame; its frames are better read into the reader's
+ * bounce buffer as before.  A hint only: port_vhost_lend_commit()
+ * re-checks every frame.
  *
  * Return: true if lending suits @p
  * Context: control thread (reads negotiated features)
@@ -103,13 +105,6 @@ bool port_vhost_lend_ok(struct port *p, uint64_t src_feat)
 	if (!__atomic_load_n(&p->up, __ATOMIC_ACQUIRE))
 		return false;
 	pv = p->priv;
-	/* Direct reads fill pair 0's RX ring (PORT_VHOST_RXQ), chosen before
-	 * the frame is read.  A guest running several pairs wants each
-	 * flow's frames on the pair that sent it (port_vhost_pick()), which
-	 * only the switch's path can choose, having read the frame.
-	 */
-	if (vu_dev_pairs_enabled(&pv->dev) > 1)
-		return false;
 	feat = pv->dev.features;
 	if (!(feat & PV_FEAT(VIRTIO_NET_F_MRG_RXBUF)))
 		return false;
@@ -253,6 +248,62 @@ int port_vhost_lend_reserve(struct port *p, struct port_lend *l, size_t cap)
 }
 
 /**
+ * direct_pair_ok() - whether a frame read for pair @l->pair belongs there
+ * @pv:		the guest
+ * @l:		the lend
+ * @pkt:	the frame as port_vhost_lend_commit() gets it: our copy of
+ *		its Ethernet header in @pkt->iov[0], the rest in the guest's
+ *		buffers from @pkt->iov[1]
+ *
+ * The pair port_vhost_xmit() would have chosen for it, from the same
+ * flow hash: the reader's steering is a second-old copy of the guest's
+ * choices (tap_steer.c), and a frame it put elsewhere goes through the
+ * switch to the right pair.  The L3 and L4 headers are read from the
+ * guest's buffers: a guest rewriting them meanwhile only moves its own
+ * frame to another of its own pairs.
+ *
+ * Return: true if the frame may stay on @l->pair
+ */
+static bool direct_pair_ok(const struct port_vhost *pv,
+			   const struct port_lend *l, const struct pkt *pkt)
+{
+	uint32_t on = __atomic_load_n(&pv->rx_on, __ATOMIC_ACQUIRE);
+	const uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (!on)
+		return false;
+	if (pkt->iovcnt > 1) {
+		b = pkt->iov[1].iov_base;
+		len = MIN(pkt->iov[1].iov_len, (size_t)pkt->len - ETH_HLEN);
+	}
+	return port_vhost_pick(pv, on, flow_hash(&pkt->eth, b, len)) ==
+	       l->pair;
+}
+
+/**
+ * port_vhost_lend_flows() - pairs, running pairs, flow table (port_ops)
+ * @p:		a vhost-user port
+ * @table:	PORT_FLOWS bytes to fill with each slot's pair + 1, or NULL
+ * @on:		out: pairs whose RX queue runs
+ *
+ * Return: the port's queue pairs (queues=)
+ * Context: control thread; the table is read as workers write it
+ */
+unsigned int port_vhost_lend_flows(struct port *p, uint8_t *table,
+				   uint32_t *on)
+{
+	const struct port_vhost *pv = p->priv;
+	unsigned int i;
+
+	*on = __atomic_load_n(&pv->rx_on, __ATOMIC_ACQUIRE);
+	for (i = 0; table && i < PORT_FLOWS; i++)
+		table[i] = __atomic_load_n(&pv->flow_pair[i],
+					   __ATOMIC_RELAXED);
+	return pv->pairs;
+}
+
+/**
  * port_vhost_lend_commit() - the frame just read stays with the guest
  * @p:		the guest, buffers reserved (port_ops lend_commit)
  * @l:		the lend
@@ -283,6 +334,10 @@ int port_vhost_lend_commit(struct port *p, struct port_lend *l,
 
 	if (port_vhost_over_mtu(pv, pkt)) {
 		l->why = STATS_DIRECT_MTU;
+		return -1;
+	}
+	if (pv->pairs > 1 && !direct_pair_ok(pv, l, pkt)) {
+		l->why = STATS_DIRECT_STEER;
 		return -1;
 	}
 	if ((pkt->vnet.flags || pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE) &&

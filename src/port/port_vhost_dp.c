@@ -290,7 +290,7 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 		for (i = 0; i < npkt; i++) {
 			uint32_t h = pkt_flow_hash(pkts[i]);
 
-			__atomic_store_n(&pv->flow_pair[h % PORT_VHOST_FLOWS],
+			__atomic_store_n(&pv->flow_pair[h % PORT_FLOWS],
 					 (uint8_t)(qi / 2 + 1),
 					 __ATOMIC_RELAXED);
 		}

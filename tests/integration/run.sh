@@ -233,28 +233,34 @@ fi
 #     |    | tun queue 0: flood/unknown          |
 #     |    | queue per guest, eBPF-steered       |
 #     |  vhostd --port tap ----------------------+-- p0.sock G0 (MRG)
-#     |         --port vhost-user x3 ------------+-- p1.sock G1 (MRG)
+#     |         --port vhost-user x4 ------------+-- p1.sock G1 (MRG)
 #     |                                          +-- p2.sock G2 (no MRG)
+#     |    | a queue per pair of G3              +-- p3.sock G3 (2 pairs)
 #     +------------------------------------------+
 
 if wanted 'tap-direct'; then
 	if netns_setup; then
 		ERR=
+		# G3's port comes before the TAP: its tun queues (one per
+		# pair) are made when the TAP opens, before start-up ends.
 		start_vhostd ip netns exec "$NS" -- 3 \
+			--port "vhost-user,path=$TMP/p3.sock,name=vu3,queues=2" \
 			--port tap,ifname=vdrvtap1,name=tap0,offload=off ||
 			ERR="no start"
+		wait_for "$TMP/p3.sock" || ERR="${ERR:+$ERR; }no p3.sock"
 		tap_up vdrvtap1 || ERR="${ERR:+$ERR; }no vdrvtap1"
 		if [ -z "$ERR" ]; then
 			timeout 120 ip netns exec "$NS" \
 				"$BUILD/tests/tapdirect_itest" vdrvtap1 \
 				"$TMP/ctl" "$TMP/p0.sock" "$TMP/p1.sock" \
-				"$TMP/p2.sock" >"$TMP/td.out" 2>&1 ||
+				"$TMP/p2.sock" "$TMP/p3.sock" >"$TMP/td.out" 2>&1 ||
 				ERR="$(grep -c '^FAIL' "$TMP/td.out") case(s) failed"
 			[ -n "${TAPDIRECT_VERBOSE:-}" ] && sed 's/^/    /' "$TMP/td.out"
 			check_ctr tap0 '.violations' -eq 0
 			check_ctr tap0 '.direct.packets' -ge 128
 			check_ctr vu0 '.violations' -eq 0
 			check_ctr vu1 '.violations' -eq 0
+			check_ctr vu3 '.violations' -eq 0
 		fi
 		stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
 		result tap-direct "$([ -z "$ERR" ] && echo 0 || echo 1)" \

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tapdirect_itest.c - TAP -> guest reads straight into guest buffers
  *
- *   tapdirect_itest IFNAME CTL SOCK0 SOCK1 SOCK2     (inside the netns)
+ *   tapdirect_itest IFNAME CTL SOCK0 SOCK1 SOCK2 SOCK3  (inside the netns)
  *
- * vhostd runs a TAP port (offload=off) and three vhost-user ports; this
- * program is three vdrv guests plus an AF_PACKET socket on the TAP that
+ * vhostd runs a TAP port (offload=off) and four vhost-user ports (the
+ * fourth with queues=2); this program is four vdrv guests plus an
+ * AF_PACKET socket on the TAP that
  * makes the kernel transmit self-checking test frames (vdrv_pkt.h) to
  * them.  The kernel's steering program picks the tun queue of each frame;
  * vhostd's counters (read over CTL) tell which path a frame took:
@@ -26,6 +27,19 @@
  *                    buffers fall back (counted) and are dropped, the
  *                    rest arrive intact; drained, reads are direct again;
  *                    ring-base for G0 as well
+ *   mq-pairs         G3, two queue pairs, sends 16 UDP flows to the host,
+ *                    flow f from pair f % 2; after a sync the kernel's
+ *                    replies of each flow must arrive on the pair that
+ *                    flow left by, intact, all read directly (a tun queue
+ *                    per pair, the steering program choosing by the flow)
+ *   mq-moved         G3 moves every flow to its other pair between two
+ *                    syncs: the kernel still steers the replies to the
+ *                    old pair's queue, the lender's re-check refuses
+ *                    each (direct.fallback.steer grows by exactly 128)
+ *                    and the switch delivers it on the new pair
+ *   mq-unknown       replies of 16 flows G3 never sent: each keeps to one
+ *                    pair, and the hash spreads them over both, on
+ *                    either path
  *
  * Nothing waits a fixed time before counting: a case that needs the
  * steering map in line with the MAC table waits for tap0's steer_syncs
@@ -38,6 +52,7 @@
  * failure.  Traffic stays on the TAP in the caller's netns.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,11 +70,14 @@
 #include "../../vdrv/vdrv.h"
 #include "../../vdrv/vdrv_pkt.h"
 
-#define TD_GUESTS	3
+#define TD_GUESTS	4
 #define TD_N		64	/* frames per unicast case */
 #define TD_WAIT_MS	15000	/* deadline for anything to happen */
 #define TD_OVERFILL	400	/* > vdrv's 256 RX buffers */
 #define TD_MTU		1000	/* announced by G1 when it comes back */
+#define TD_FLOWS	16	/* UDP flows of the mq cases */
+#define TD_PER_FLOW	8	/* replies per flow */
+#define TD_MQ_MAGIC	0x6d717061	/* payload of the mq cases' frames */
 
 /**
  * struct td_guest - one vdrv guest
@@ -393,13 +411,15 @@ static bool td_unicast(const char *name, const uint8_t mac[6],
 }
 
 /**
- * td_open() - connect guest @i
+ * td_open_pairs() - connect guest @i, driving @pairs queue pairs
  * @i:		index
  * @sock:	vhost-user socket
  * @mrg:	negotiate MRG_RXBUF
  * @mtu:	MTU to announce (NET_SET_MTU), 0 for none
+ * @pairs:	queue pairs
  */
-static void td_open(unsigned int i, const char *sock, bool mrg, uint16_t mtu)
+static void td_open_pairs(unsigned int i, const char *sock, bool mrg,
+			  uint16_t mtu, unsigned int pairs)
 {
 	struct td_guest *g = &td_g[i];
 	struct vdrv_opts o;
@@ -407,6 +427,7 @@ static void td_open(unsigned int i, const char *sock, bool mrg, uint16_t mtu)
 
 	vdrv_opts_init(&o, sock);
 	o.mtu = mtu;
+	o.pairs = pairs;
 	if (!mrg)
 		o.features &= ~(1ULL << 15 /* VIRTIO_NET_F_MRG_RXBUF */);
 	rc = vdrv_open(&o, &g->d);
@@ -415,6 +436,18 @@ static void td_open(unsigned int i, const char *sock, bool mrg, uint16_t mtu)
 	memcpy(g->mac, (uint8_t[6]){ 0x02, 0x7d, 0, 0, 0, (uint8_t)(i + 1) },
 	       6);
 	snprintf(g->name, sizeof(g->name), "vu%u", i);
+}
+
+/**
+ * td_open() - connect guest @i, one queue pair
+ * @i:		index
+ * @sock:	vhost-user socket
+ * @mrg:	negotiate MRG_RXBUF
+ * @mtu:	MTU to announce (NET_SET_MTU), 0 for none
+ */
+static void td_open(unsigned int i, const char *sock, bool mrg, uint16_t mtu)
+{
+	td_open_pairs(i, sock, mrg, mtu, 1);
 }
 
 /**
@@ -482,6 +515,202 @@ static void td_move_stale(struct td_guest *g0, struct td_guest *g1,
 			  "meanwhile, try %u)", steer, syncs, tries);
 }
 
+/**
+ * td_udp() - an IPv4/UDP frame of flow @f between G3 and the host
+ * @fr:		at least 128 bytes
+ * @g:		the guest
+ * @f:		flow: the guest's UDP port is 40000 + @f
+ * @to_guest:	the reply direction (host -> guest), else guest -> host
+ * @seq:	carried in the payload, with @f and TD_MQ_MAGIC
+ *
+ * Return: its length, 128
+ */
+static size_t td_udp(uint8_t *fr, const struct td_guest *g, unsigned int f,
+		     bool to_guest, uint32_t seq)
+{
+	const uint8_t gip[4] = { 198, 18, 3, 2 }, hip[4] = { 198, 18, 3, 1 };
+	uint16_t gport = htons((uint16_t)(40000 + f)), hport = htons(7000);
+	uint32_t w[3] = { htonl(TD_MQ_MAGIC), htonl(f), htonl(seq) };
+	const size_t len = 128, ip = 14, udp = 34;
+	uint16_t v;
+	size_t i;
+
+	memset(fr, 0, len);
+	memcpy(fr, to_guest ? g->mac : td_tap_mac, 6);
+	memcpy(fr + 6, to_guest ? td_tap_mac : g->mac, 6);
+	fr[12] = 0x08;
+	fr[ip] = 0x45;
+	v = htons((uint16_t)(len - ip));
+	memcpy(fr + ip + 2, &v, 2);
+	fr[ip + 8] = 64;
+	fr[ip + 9] = 17;
+	memcpy(fr + ip + 12, to_guest ? hip : gip, 4);
+	memcpy(fr + ip + 16, to_guest ? gip : hip, 4);
+	v = vdrv_pkt_csum(fr + ip, 20, 0);
+	memcpy(fr + ip + 10, &v, 2);
+	memcpy(fr + udp, to_guest ? &hport : &gport, 2);
+	memcpy(fr + udp + 2, to_guest ? &gport : &hport, 2);
+	v = htons((uint16_t)(len - udp));
+	memcpy(fr + udp + 4, &v, 2);
+	memcpy(fr + udp + 8, w, sizeof(w));
+	for (i = udp + 8 + sizeof(w); i < len; i++)
+		fr[i] = (uint8_t)(i * 7 + f + seq);
+	return len;
+}
+
+/**
+ * td_mq_replies() - the kernel sends TD_PER_FLOW replies of each flow in
+ *		     [@f0, @f0 + TD_FLOWS) to @g; count where they arrive
+ * @g:		the guest (two pairs)
+ * @f0:		first flow
+ * @want:	the pair each flow's replies must arrive on, by flow - @f0;
+ *		UINT_MAX: the one its first reply arrives on (set here)
+ * @direct:	out: frames read directly into @g meanwhile
+ *
+ * Return: replies that arrived intact on their flow's pair; every other
+ *	   arrival (wrong pair, corrupt, unknown) is reported and not counted
+ */
+static unsigned int td_mq_replies(struct td_guest *g, unsigned int f0,
+				  unsigned int *want,
+				  unsigned long long *direct)
+{
+	const unsigned int n = TD_FLOWS * TD_PER_FLOW;
+	static uint8_t fr[128], buf[2048];
+	unsigned int i, good = 0, got = 0, wrong = 0, bad = 0;
+	int64_t end;
+
+	*direct = td_direct(g->name);
+	for (i = 0; i < n; i++) {
+		size_t len = td_udp(fr, g, f0 + i % TD_FLOWS, true, i);
+
+		if (send(td_ps, fr, len, 0) != (ssize_t)len)
+			td_fatal("inject: %s", strerror(errno));
+		if (i % 16 == 15)
+			td_sleep_ms(2);
+	}
+	end = td_ms() + 3000;
+	while (got < n && td_ms() < end) {
+		for (i = 0; i < 2; i++) {
+			struct vdrv_rx_pkt p = { .buf = buf, .cap = sizeof(buf) };
+			uint32_t w[3];
+			unsigned int f;
+			uint8_t ref[128];
+			int rc = vdrv_recv(vdrv_pair(g->d, i), &p, 10);
+
+			if (rc < 0)
+				td_fatal("%s: receive: %s", g->name,
+					 strerror(-rc));
+			if (p.len != sizeof(ref))
+				continue;	/* not ours (IPv6 noise) */
+			memcpy(w, buf + 42, sizeof(w));
+			if (ntohl(w[0]) != TD_MQ_MAGIC)
+				continue;
+			got++;
+			f = ntohl(w[1]);
+			td_udp(ref, g, f, true, ntohl(w[2]));
+			if (f < f0 || f >= f0 + TD_FLOWS ||
+			    memcmp(ref, buf, sizeof(ref)))
+				bad++;
+			else if (want[f - f0] == UINT_MAX)
+				want[f - f0] = i, good++;
+			else if (want[f - f0] != i)
+				wrong++;
+			else
+				good++;
+		}
+	}
+	*direct = td_direct(g->name) - *direct;
+	if (good != n)
+		printf("  %s: %u of %u replies on their pair, %u on the "
+		       "other, %u corrupt, %u missing\n", g->name, good, n,
+		       wrong, bad, n - got);
+	return good;
+}
+
+/**
+ * td_mq() - mq-pairs and mq-unknown (see the top of the file)
+ * @g:		G3, two pairs
+ */
+static void td_mq(struct td_guest *g)
+{
+	unsigned int want[TD_FLOWS], f, good, pairs = vdrv_npairs(g->d);
+	unsigned long long d, st, rx, syncs = 0;
+	unsigned int tries;
+	uint8_t fr[128];
+
+	if (pairs != 2) {
+		td_report(false, "mq-pairs", "%s drives %u pairs, not 2",
+			  g->name, pairs);
+		return;
+	}
+	td_announce(g, g->mac);
+	for (f = 0; f < TD_FLOWS; f++) {
+		size_t len = td_udp(fr, g, f, false, 0);
+
+		want[f] = f % 2;
+		if (vdrv_send(vdrv_pair(g->d, want[f]), fr, (uint32_t)len))
+			td_fatal("%s: send on pair %u failed", g->name,
+				 want[f]);
+	}
+	/* Sent and counted, then a sync that began after: the flows are
+	 * in the steering program's table.
+	 */
+	rx = TD_FLOWS + 1;	/* and the announcement */
+	td_wait_ctr(g->name, NULL, "\"rx_packets\":", 0, rx);
+	td_wait_sync();
+	st = td_ctr_at(g->name, "\"fallback\":", "\"steer\":");
+	good = td_mq_replies(g, 0, want, &d);
+	st = td_ctr_at(g->name, "\"fallback\":", "\"steer\":") - st;
+	td_report(good == TD_FLOWS * TD_PER_FLOW &&
+		  d == TD_FLOWS * TD_PER_FLOW && !st, "mq-pairs",
+		  "%u of %u replies intact on the pair their flow left by, "
+		  "%llu read directly, %llu re-steered", good,
+		  TD_FLOWS * TD_PER_FLOW, d, st);
+
+	/* Every flow moves to the other pair just after a sync. */
+	for (tries = 1; tries <= 5; tries++) {
+		unsigned long long n;
+
+		td_wait_sync();
+		n = td_syncs();
+		for (f = 0; f < TD_FLOWS; f++) {
+			size_t len = td_udp(fr, g, f, false, 0);
+
+			want[f] ^= 1;
+			if (vdrv_send(vdrv_pair(g->d, want[f]), fr,
+				      (uint32_t)len))
+				td_fatal("%s: send failed", g->name);
+		}
+		rx += TD_FLOWS;
+		td_wait_ctr(g->name, NULL, "\"rx_packets\":", 0, rx);
+		st = td_ctr_at(g->name, "\"fallback\":", "\"steer\":");
+		good = td_mq_replies(g, 0, want, &d);
+		st = td_ctr_at(g->name, "\"fallback\":", "\"steer\":") - st;
+		syncs = td_syncs() - n;
+		if (!syncs)
+			break;
+	}
+	td_report(!syncs && good == TD_FLOWS * TD_PER_FLOW &&
+		  st == TD_FLOWS * TD_PER_FLOW, "mq-moved",
+		  "%u of %u replies on the flow's new pair, %llu re-steered "
+		  "(%llu syncs meanwhile, try %u)", good,
+		  TD_FLOWS * TD_PER_FLOW, st, syncs, tries);
+
+	/* Flows G3 never sent: the hash spreads them, the same way on
+	 * both paths, so each flow keeps to one pair and both pairs get
+	 * some of them.
+	 */
+	for (f = 0; f < TD_FLOWS; f++)
+		want[f] = UINT_MAX;
+	good = td_mq_replies(g, 100, want, &d);
+	for (f = 0, pairs = 0; f < TD_FLOWS; f++)
+		pairs |= want[f] < 2 ? 1u << want[f] : 0;
+	td_report(good == TD_FLOWS * TD_PER_FLOW && pairs == 3, "mq-unknown",
+		  "%u of %u replies of unknown flows each on one pair, "
+		  "pairs used %#x, %llu read directly", good,
+		  TD_FLOWS * TD_PER_FLOW, pairs, d);
+}
+
 int main(int argc, char **argv)
 {
 	static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -496,9 +725,9 @@ int main(int argc, char **argv)
 	bool ok;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 6) {
+	if (argc != 7) {
 		fprintf(stderr, "usage: tapdirect_itest IFNAME CTL SOCK0 "
-			"SOCK1 SOCK2\n");
+			"SOCK1 SOCK2 SOCK3\n");
 		return 2;
 	}
 	td_ctl = argv[2];
@@ -506,6 +735,7 @@ int main(int argc, char **argv)
 	td_open(0, argv[3], true, 0);
 	td_open(1, argv[4], true, 0);
 	td_open(2, argv[5], false, 0);
+	td_open_pairs(3, argv[6], true, 0, 2);
 
 	/* direct-unicast */
 	td_announce(g0, g0->mac);
@@ -639,6 +869,9 @@ int main(int argc, char **argv)
 		td_report(d0 == 16, "no-buffer-drained", "%llu direct reads "
 			  "into vu0 once it took buffers again", d0);
 	td_close_check(g0);
+	td_mq(&td_g[3]);
+	if (vdrv_close(td_g[3].d, NULL))
+		td_report(false, "close", "vu3: close failed");
 	if (vdrv_close(g2->d, NULL))
 		td_report(false, "close", "vu2: close failed");
 	close(td_ps);
