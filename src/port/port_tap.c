@@ -379,7 +379,7 @@ static int tap_queues_add(struct port *p, struct tap_priv *t,
 static void tap_dst(struct port *p, struct tap_priv *t,
 		    const struct port_lender *l, struct tap_steer_dst *d)
 {
-	uint32_t on = l->on & ((1u << t->port_pairs[l->idx]) - 1);
+	uint32_t on = l->on & ((1u << t->port_pairs[l->idx]) - 1), now;
 	unsigned int k, n = 0;
 
 	memset(d, 0, sizeof(*d));
@@ -390,7 +390,7 @@ static void tap_dst(struct port *p, struct tap_priv *t,
 		if (on & 1u << k)
 			d->order |= (uint64_t)k << (4 * n++);
 	d->n_on = n;
-	if (n > 1 && port_lend_flows(l->idx, t->flows, &on) &&
+	if (n > 1 && port_lend_flows(l->idx, t->flows, &now) &&
 	    tap_steer_flows(&t->steer, l->idx, t->flows) < 0)
 		src_debug(&p->log, "port %s: flow map update for %s failed",
 			  p->name, l->name);

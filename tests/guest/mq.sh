@@ -28,7 +28,9 @@
 # the run on every pair in both directions (rx_packets: frames from the
 # guest's TX queue i; tx_packets: frames into its RX queue i), each
 # pair's share of the tx matching its share of the rx within a factor
-# of 3, as each pair's flow gets its own replies.  The per-queue numbers
+# of 3, as each pair's flow gets its own replies, and at least a quarter of
+# the frames to the guest read from the TAP straight into the buffers of
+# their flow's pair (a tun queue per pair).  The per-queue numbers
 # go into the result line.
 #
 # Prints "PASS|FAIL guest-mq4 DETAIL" (appended to $TEST_RESULTS when
@@ -177,7 +179,15 @@ idle=$(jq -nr --argjson a "$before" --argjson b "$after" '
 	join(" ")')
 n=$(jq 'length' <<<"$after")
 [ "$n" = "$PAIRS" ] || fail "vm4 shows $n queue pairs: $per"
-detail="$PAIRS pairs (ethtool combined $cur), iperf3 ${MQ_SECONDS}s x$PAIRS pinned: ${gbits[*]} Gbit/s; frames per pair: $per (of the tx, $((dir1 - dir0)) read from the TAP straight into RX queue 0); $((t2 - t1)) s traffic, $((SECONDS - T0)) s total"
+txall=$(jq -nr --argjson a "$before" --argjson b "$after" '
+	[range(0; $b | length) as $i | $b[$i].tx_packets - $a[$i].tx_packets] | add')
+direct=$((dir1 - dir0))
+detail="$PAIRS pairs (ethtool combined $cur), iperf3 ${MQ_SECONDS}s x$PAIRS pinned: ${gbits[*]} Gbit/s; frames per pair: $per (of the tx, $direct read from the TAP straight into the flow's pair); $((t2 - t1)) s traffic, $((SECONDS - T0)) s total"
 [ -z "$idle" ] || fail "idle during the run, or the pair's share of tx not its share of rx: $idle; $detail"
+# The TAP has a tun queue per pair, steered by flow: once a steering
+# sync (once a second) has the new flows, the replies are read straight
+# into the pair's buffers; a quarter of them at least, over the run.
+[ $((4 * direct)) -ge "$txall" ] ||
+	fail "only $direct of $txall frames to the guest read directly; $detail"
 vg_precheck
 record PASS "$detail"
