@@ -241,8 +241,7 @@ fi
 if wanted 'tap-direct'; then
 	if netns_setup; then
 		ERR=
-		# G3's port comes before the TAP: its tun queues (one per
-		# pair) are made when the TAP opens, before start-up ends.
+		# G3 has two pairs: the TAP makes a tun queue for each.
 		start_vhostd ip netns exec "$NS" -- 3 \
 			--port "vhost-user,path=$TMP/p3.sock,name=vu3,queues=2" \
 			--port tap,ifname=vdrvtap1,name=tap0,offload=off ||
