@@ -219,6 +219,34 @@ static void ts_fold(struct ts_asm *a, int n)
 	ts_emit(a, XOR32(R8, R1));
 }
 
+/**
+ * ts_l3() - hash an L3 header's addresses and protocol, go on to its ports
+ * @a:		assembler; R8 holds the header's offset
+ * @len:	bytes of the header to load (the frame must have them)
+ * @addr:	offset of the addresses in it
+ * @words:	32-bit words of both addresses
+ * @proto:	offset of the protocol byte
+ * @l4:		label placed after: TCP and UDP go on there, other
+ *		protocols to L_MIX; a header cut short goes to L_MAC
+ */
+static void ts_l3(struct ts_asm *a, int len, int addr, int words, int proto,
+		  enum ts_label l4)
+{
+	int i;
+
+	ts_emit(a, MOV(R2, R8));
+	ts_load_at(a, SK_L3, len);
+	ts_jump(a, JMPI(BPF_JNE, R0, 0), L_MAC);
+	ts_emit(a, LDX_W(R8, R10, SK_L3 + addr));
+	for (i = 1; i < words; i++)
+		ts_xor_w(a, SK_L3 + addr + 4 * i);
+	ts_emit(a, LDX_B(R1, R10, SK_L3 + proto));
+	ts_emit(a, XOR32(R8, R1));
+	ts_jump(a, JMPI(BPF_JEQ, R1, 6), l4);
+	ts_jump(a, JMPI(BPF_JNE, R1, 17), L_MIX);
+	ts_label(a, l4);
+}
+
 /* Load a map's fd into @reg (two instructions). */
 static void ts_ld_map(struct ts_asm *a, int reg, int fd)
 {
@@ -287,8 +315,8 @@ static bool tap_steer_prog(struct ts_asm *a, int map_fd, int flows_fd)
 	ts_emit(a, MOVI(R8, ETH_HLEN));
 	ts_emit(a, LDX_H(R2, R10, SK_ETH + 12));
 	ts_label(a, L_TYPE);
-	/* R2: the type as it lies, R8: where L3 starts (kept in R9's
-	 * stead: R8 becomes the hash once the L3 header is read).
+	/* R2: the type as it lies; R8: where L3 starts, saved at SK_PORT
+	 * too, as R8 becomes the hash once the L3 header is read.
 	 */
 	ts_emit(a, STX_W(R10, R8, SK_PORT));
 	ts_jump(a, JMPI(BPF_JEQ, R2, 0x0008), L_V4);	/* htons(0x0800) */
@@ -297,16 +325,7 @@ static bool tap_steer_prog(struct ts_asm *a, int map_fd, int flows_fd)
 
 	/* IPv4: addresses and protocol; ports unless a fragment. */
 	ts_label(a, L_V4);
-	ts_emit(a, MOV(R2, R8));
-	ts_load_at(a, SK_L3, 20);
-	ts_jump(a, JMPI(BPF_JNE, R0, 0), L_MAC);
-	ts_emit(a, LDX_W(R8, R10, SK_L3 + 12));
-	ts_xor_w(a, SK_L3 + 16);
-	ts_emit(a, LDX_B(R1, R10, SK_L3 + 9));
-	ts_emit(a, XOR32(R8, R1));
-	ts_jump(a, JMPI(BPF_JEQ, R1, 6), L_V4L4);
-	ts_jump(a, JMPI(BPF_JNE, R1, 17), L_MIX);
-	ts_label(a, L_V4L4);
+	ts_l3(a, 20, 12, 2, 9, L_V4L4);
 	ts_emit(a, LDX_H(R2, R10, SK_L3 + 6));
 	ts_emit(a, ANDI(R2, 0xff3f));			/* MF and offset */
 	ts_jump(a, JMPI(BPF_JNE, R2, 0), L_MIX);
@@ -320,17 +339,7 @@ static bool tap_steer_prog(struct ts_asm *a, int map_fd, int flows_fd)
 
 	/* IPv6: both addresses and the next header; its ports. */
 	ts_label(a, L_V6);
-	ts_emit(a, MOV(R2, R8));
-	ts_load_at(a, SK_L3, 40);
-	ts_jump(a, JMPI(BPF_JNE, R0, 0), L_MAC);
-	ts_emit(a, LDX_W(R8, R10, SK_L3 + 8));
-	for (i = 1; i < 8; i++)
-		ts_xor_w(a, SK_L3 + 8 + 4 * (int)i);
-	ts_emit(a, LDX_B(R1, R10, SK_L3 + 6));
-	ts_emit(a, XOR32(R8, R1));
-	ts_jump(a, JMPI(BPF_JEQ, R1, 6), L_V6L4);
-	ts_jump(a, JMPI(BPF_JNE, R1, 17), L_MIX);
-	ts_label(a, L_V6L4);
+	ts_l3(a, 40, 8, 8, 6, L_V6L4);
 	ts_emit(a, LDX_W(R2, R10, SK_PORT));
 	ts_emit(a, ADDI(R2, 40));
 
