@@ -104,31 +104,24 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 
 	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
 	pkt->src_feat = feat & PORT_VHOST_HOST_OFFLOADS;
-	if (!pkt->src_feat) {
-		/* No offload negotiated: the header can ask for nothing
-		 * (the driver MUST send flags and gso_type 0), and is not
-		 * read at all.  A driver that lays it on a line of its own
-		 * (DPDK's virtio PMD does, in the mbuf headroom) costs us
-		 * no miss on it; one that lies in it only sends frames the
-		 * receivers will find unchecksummed.  DPDK's vhost reads
-		 * it only with offloads on too.
-		 */
-		if (likely(e->iov[0].iov_len >= hdr_len + ETH_HLEN))
-			memcpy(&pkt->eth,
-			       (uint8_t *)e->iov[0].iov_base + hdr_len,
-			       ETH_HLEN);
-		else
-			iov_to_buf(e->iov, e->out_num, hdr_len, &pkt->eth,
-				   ETH_HLEN);
-	} else if (likely(e->iov[0].iov_len >= hdr_len + ETH_HLEN)) {
+	/* Without an offload negotiated the header can ask for nothing
+	 * (the driver MUST send flags and gso_type 0) and is not read at
+	 * all: DPDK's virtio PMD lays it on a line of its own (the mbuf
+	 * headroom), which then costs us no miss, and a driver that lies
+	 * in it only sends frames the receivers find unchecksummed.
+	 * DPDK's vhost reads it only with offloads on too.
+	 */
+	if (likely(e->iov[0].iov_len >= hdr_len + ETH_HLEN)) {
 		/* Header and Ethernet header in the first buffer (Linux,
-		 * DPDK, vdrv all lay TX out so): two plain copies.
+		 * DPDK, vdrv all lay TX out so): plain copies.
 		 */
-		memcpy(vnet, e->iov[0].iov_base, hdr_len);
+		if (pkt->src_feat)
+			memcpy(vnet, e->iov[0].iov_base, hdr_len);
 		memcpy(&pkt->eth, (uint8_t *)e->iov[0].iov_base + hdr_len,
 		       ETH_HLEN);
 	} else {
-		iov_to_buf(e->iov, e->out_num, 0, vnet, hdr_len);
+		if (pkt->src_feat)
+			iov_to_buf(e->iov, e->out_num, 0, vnet, hdr_len);
 		iov_to_buf(e->iov, e->out_num, hdr_len, &pkt->eth, ETH_HLEN);
 	}
 	pkt->vnet.num_buffers = 0;
