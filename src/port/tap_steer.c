@@ -255,6 +255,18 @@ static void ts_ld_map(struct ts_asm *a, int reg, int fd)
 	ts_emit(a, TS_INSN(0, 0, 0, 0, 0));
 }
 
+/* R0 = the value of map @fd for the key at the stack offset @key; a
+ * miss jumps to @miss.
+ */
+static void ts_lookup(struct ts_asm *a, int fd, int key, enum ts_label miss)
+{
+	ts_ld_map(a, R1, fd);
+	ts_emit(a, MOV(R2, R10));
+	ts_emit(a, ADDI(R2, key));
+	ts_emit(a, CALL(BPF_FUNC_map_lookup_elem));
+	ts_jump(a, JMPI(BPF_JEQ, R0, 0), miss);
+}
+
 /**
  * tap_steer_prog() - write the steering program (see the DOC above)
  * @a:		assembler, zeroed
@@ -279,11 +291,7 @@ static bool tap_steer_prog(struct ts_asm *a, int map_fd, int flows_fd)
 	ts_emit(a, MOVI(R2, 0));
 	ts_load_at(a, SK_KEY, ETH_ALEN);
 	ts_jump(a, JMPI(BPF_JNE, R0, 0), L_MISS);
-	ts_ld_map(a, R1, map_fd);
-	ts_emit(a, MOV(R2, R10));
-	ts_emit(a, ADDI(R2, SK_KEY));
-	ts_emit(a, CALL(BPF_FUNC_map_lookup_elem));
-	ts_jump(a, JMPI(BPF_JEQ, R0, 0), L_MISS);
+	ts_lookup(a, map_fd, SK_KEY, L_MISS);
 	ts_emit(a, MOV(R7, R0));
 	ts_emit(a, LDX_W(R0, R7, 4));			/* n_on */
 	ts_jump(a, JMPI(BPF_JGT, R0, 1), L_MULTI);
@@ -371,11 +379,7 @@ static bool tap_steer_prog(struct ts_asm *a, int map_fd, int flows_fd)
 	/* e = flows[v->port][h % 256] */
 	ts_emit(a, LDX_W(R1, R7, 16));
 	ts_emit(a, STX_W(R10, R1, SK_PORT));
-	ts_ld_map(a, R1, flows_fd);
-	ts_emit(a, MOV(R2, R10));
-	ts_emit(a, ADDI(R2, SK_PORT));
-	ts_emit(a, CALL(BPF_FUNC_map_lookup_elem));
-	ts_jump(a, JMPI(BPF_JEQ, R0, 0), L_SPREAD);
+	ts_lookup(a, flows_fd, SK_PORT, L_SPREAD);
 	ts_emit(a, MOV32(R1, R8));
 	ts_emit(a, ANDI(R1, TAP_STEER_FLOWS - 1));
 	ts_emit(a, ADD(R0, R1));
