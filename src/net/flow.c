@@ -4,13 +4,13 @@
  * DOC: Theory of Operation
  *
  * Addresses and ports are combined with XOR, which does not care which
- * side is the source, then mixed (murmur3's finaliser).  The TAP's
- * steering program (tap_steer.c) computes the same function in eBPF, so
- * that the kernel puts a guest's flow on the queue pair the guest sent
- * it from: change one, change both (test_tap_steer compares them).  IPv4 and IPv6
+ * side is the source, then mixed (murmur3's finaliser).  IPv4 and IPv6
  * with TCP or UDP hash on addresses, protocol and ports; a fragment, or
  * another protocol, on addresses and protocol; anything else on the two
- * MAC addresses.  One 802.1Q tag is looked through.
+ * MAC addresses.  One 802.1Q tag is looked through.  The TAP's steering
+ * program (tap_steer.c) computes the same function in eBPF, so that the
+ * kernel puts a guest's flow on the queue pair the guest sent it from:
+ * change one, change both (test_tap_steer compares them).
  *
  * Only the first segment of the frame is read, and only within its
  * length: the bytes may be in a guest's memory and the guest may change

@@ -11,7 +11,8 @@
  * steered ports, each with its port's queue.  The MAC table reaches the
  * sync as it does in vhostd, through struct port_host's mac_walk (the
  * switch's); only that member is set here.  Loading BPF needs privileges
- * (CAP_BPF); without them the run reports one SKIPPED test.
+ * (CAP_BPF); without them the run reports one SKIPPED test
+ * (TEST_DEBUG=1 shows why: the verifier's log).
  */
 #include <errno.h>
 #include <stdarg.h>
