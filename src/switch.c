@@ -375,6 +375,29 @@ static inline bool switch_src_ok(struct port *src,
 }
 
 /**
+ * switch_inject() - forward one frame a port made itself (port_host)
+ * @src:	the port it comes from
+ * @pkt:	the frame, in memory of the caller's
+ *
+ * A vhost-user port's RARP after a migration: learned, checked and
+ * flooded like a frame its guest sent, so that a MAC lock or quota holds
+ * for announcements too.  Counted as received on @src.
+ *
+ * Context: control thread; destinations take their own queue locks, and
+ * the control thread holds none here
+ */
+void switch_inject(struct port *src, struct pkt *pkt)
+{
+	struct pkt *one = pkt;
+
+	if (!switch_port_is_up(src))
+		return;
+	stats_add(&port_ctr(src)->rx_packets, 1);
+	stats_add(&port_ctr(src)->rx_bytes, pkt->len);
+	switch_forward(src, &one, 1);
+}
+
+/**
  * switch_forward() - forward a burst received on @src
  * @src:	port the frames came from
  * @pkts:	frames (at most SWITCH_BURST are looked at per call; callers

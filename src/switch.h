@@ -35,6 +35,8 @@ _Static_assert(SWITCH_PORTS_MAX <= PORT_IDX_MAX,
  * switch_port_count()	highest index in use + 1.
  * switch_forward()	worker: forward @n frames received on @src.
  * switch_learn()	worker: learn a frame's unicast source @mac on @src.
+ * switch_inject()	control: forward one frame of @src's own making
+ *			(struct port_host's inject).
  * switch_lend_rx()	worker: a reader's turn straight into another
  *			port's RX buffers (struct port_host's lend_rx).
  * switch_lenders()	control: the ports that lend RX buffers (port_host).
@@ -57,6 +59,7 @@ unsigned int switch_port_count(void);
 void switch_forward(struct port *src, struct pkt *const *pkts,
 		    unsigned int n);
 void switch_learn(struct port *src, const uint8_t *mac, uint32_t now);
+void switch_inject(struct port *src, struct pkt *pkt);
 unsigned int switch_lend_rx(struct port *src, struct port_reader *rd,
 			    struct pkt **pkts, unsigned int max,
 			    struct port_turn *turn);

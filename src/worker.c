@@ -712,4 +712,5 @@ static const struct port_host worker_host = {
 	.mac_max = FDB_SIZE,
 	.lend_rx = switch_lend_rx,
 	.lend_flows = switch_lend_flows,
+	.inject = switch_inject,
 };

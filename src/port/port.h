@@ -515,6 +515,10 @@ struct port_ops {
  *		port_lend_rx()); return frames in @pkts for switch_forward()
  * @lend_flows:	port @idx's lend_flows(@table, @on), or 0 if it is gone or
  *		has none
+ * @inject:	control thread: forward one frame of the port's own making
+ *		(a RARP announcing a migrated guest) as if @src received it,
+ *		under the rules @src's frames follow (MAC lock, quota,
+ *		storm control)
  *
  * Set once by the worker layer before any port opens (worker_init());
  * ports call it through the port_*() helpers below, from the control
@@ -537,6 +541,7 @@ struct port_host {
 				struct port_turn *turn);
 	unsigned int (*lend_flows)(unsigned int idx, uint8_t *table,
 				   uint32_t *on);
+	void (*inject)(struct port *src, struct pkt *pkt);
 };
 
 extern const struct port_host *port_host;
@@ -659,6 +664,13 @@ static inline void port_set_up(struct port *p, bool up)
 		port_host->set_up(p, up);
 	else
 		__atomic_store_n(&p->up, up, __ATOMIC_SEQ_CST);
+}
+
+/* port_inject() - see struct port_host; dropped without a host */
+static inline void port_inject(struct port *src, struct pkt *pkt)
+{
+	if (port_host && port_host->inject)
+		port_host->inject(src, pkt);
 }
 
 /* port_lenders() - see struct port_host; none without a host */

@@ -216,10 +216,53 @@ static void port_vhost_queue_release(struct vu_dev *dev, unsigned int qi)
 		port_vhost_rx_release(pv, &pv->rxq[qi / 2], &dev->q[qi].vq);
 }
 
+/**
+ * port_vhost_announce() - vhost layer: SEND_RARP, tell the network we moved
+ * @dev:	device
+ * @mac:	the guest's MAC (a unicast one, checked by the vhost layer)
+ *
+ * The RARP QEMU itself sends for a guest on an emulated NIC after a
+ * migration (a reverse request from @mac for @mac, broadcast, padded to
+ * 60 bytes): the switch learns @mac on this port at once and every port
+ * floods it on, so bridges beyond a TAP learn it too.  It goes through
+ * the switch like a frame from the guest, so a port locked to another
+ * MAC drops it as spoofed.
+ */
+static void port_vhost_announce(struct vu_dev *dev, const uint8_t mac[6])
+{
+	static const uint8_t arp[8] = {
+		0x00, 0x01,		/* hardware: Ethernet */
+		0x08, 0x00,		/* protocol: IPv4 */
+		ETH_ALEN, 4,		/* address lengths */
+		0x00, 0x03,		/* reverse request */
+	};
+	struct port_vhost *pv = dev->opaque;
+	uint8_t f[ETH_ZLEN] = { 0 };
+	struct pkt pkt;
+
+	memset(f, 0xff, ETH_ALEN);
+	memcpy(f + ETH_ALEN, mac, ETH_ALEN);
+	f[12] = ETH_P_RARP >> 8;
+	f[13] = ETH_P_RARP & 0xff;
+	memcpy(f + ETH_HLEN, arp, sizeof(arp));
+	memcpy(f + ETH_HLEN + 8, mac, ETH_ALEN);	/* sender: us, IP 0 */
+	memcpy(f + ETH_HLEN + 18, mac, ETH_ALEN);	/* target: us, IP 0 */
+
+	memset(&pkt.vnet, 0, sizeof(pkt.vnet));
+	pkt.src_feat = 0;
+	memcpy(&pkt.eth, f, ETH_HLEN);
+	pkt.len = sizeof(f);
+	pkt.iovcnt = 1;
+	pkt.iov[0].iov_base = f;
+	pkt.iov[0].iov_len = sizeof(f);
+	port_inject(pv->port, &pkt);
+}
+
 static const struct vu_dev_ops port_vhost_dev_ops = {
 	.queue_start = port_vhost_queue_start,
 	.queue_stop = port_vhost_queue_stop,
 	.queue_release = port_vhost_queue_release,
+	.announce = port_vhost_announce,
 };
 
 /* ---- control: sockets -------------------------------------------------- */

@@ -88,7 +88,11 @@ int port_vhost_rx_fill(struct port_vhost *pv,
 void port_vhost_rx_push(struct port_vhost *pv,
 		struct port_vhost_rxq *rq, struct virtq *vq, uint32_t len)
 {
-	virtq_push(vq, port_vhost_rx_chain(rq, 0)->head, len);
+	const struct virtq_elem *e = port_vhost_rx_chain(rq, 0);
+
+	/* Migrating: the bytes just written go in the dirty log. */
+	virtq_log_elem(vq, e, len);
+	virtq_push(vq, e->head, len);
 	rq->first = (rq->first + 1) % PORT_VHOST_RX_BUFS;
 	rq->held--;
 }

@@ -368,6 +368,22 @@ int port_vhost_lend_commit(struct port *p, struct port_lend *l,
 }
 
 /**
+ * direct_log_held() - mark every held chain of an RX queue in the dirty log
+ * @rq:		the queue's reserve
+ * @vq:		its ring, locked, logging
+ */
+static void direct_log_held(struct port_vhost_rxq *rq, struct virtq *vq)
+{
+	unsigned int i;
+
+	for (i = 0; i < rq->held; i++) {
+		const struct virtq_elem *e = port_vhost_rx_chain(rq, i);
+
+		virtq_log_elem(vq, e, e->in_len);
+	}
+}
+
+/**
  * port_vhost_lend_end() - publish, unlock, interrupt, count (port_ops)
  * @p:		the guest, lend begun
  * @l:		the lend
@@ -382,6 +398,13 @@ void port_vhost_lend_end(struct port *p, struct port_lend *l)
 	struct port_vhost_rxq *rq = &pv->rxq[l->pair];
 	int call = -1;
 
+	/* Migrating: reads that were not committed (refused, runts, too
+	 * big) still wrote into held chains.  Their bytes mean nothing to
+	 * the guest, which never got the chains back, but they are writes
+	 * into its memory all the same: marked, whole, like every write.
+	 */
+	if (unlikely(q->vq.log))
+		direct_log_held(rq, &q->vq);
 	if (l->sent || l->bad)
 		call = port_vhost_publish(q);
 	if (l->sent)

@@ -108,7 +108,7 @@ static uint64_t guest_mem_mapped_bytes(const struct guest_mem *m)
  *
  * Return: the page size, or 0 for any other file system
  */
-static size_t guest_mem_page(int fd, const struct stat *st)
+size_t guest_mem_page(int fd, const struct stat *st)
 {
 	struct statfs fs;
 
@@ -547,4 +547,81 @@ int guest_mem_iov_find(const struct guest_mem *m, unsigned int *hint,
 		len -= chunk;
 	}
 	return (int)n;
+}
+
+/**
+ * guest_mem_uva_gpa() - the guest physical address of a front end address
+ * @m:		table
+ * @uva:	front end virtual address (a ring's, from SET_VRING_ADDR)
+ * @gpa:	out: its guest physical address
+ *
+ * For the dirty log, which is indexed by guest physical address while
+ * rings are given as front end addresses.  Linear scan: rings are mapped
+ * rarely.
+ *
+ * Return: 0, or -EFAULT if no region holds @uva
+ */
+int guest_mem_uva_gpa(const struct guest_mem *m, uint64_t uva, uint64_t *gpa)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nregions; i++) {
+		const struct guest_mem_region *r = &m->r[i];
+
+		if (uva >= r->uva && uva - r->uva < r->size) {
+			*gpa = r->gpa + (uva - r->uva);
+			return 0;
+		}
+	}
+	return -EFAULT;
+}
+
+/**
+ * guest_mem_hva_gpa() - the guest physical address of one of our pointers
+ * @m:		table
+ * @hint:	a region index remembered by the caller (any value), tried
+ *		first; updated on a miss
+ * @hva:	a pointer into one of @m's regions (an iovec's base from
+ *		guest_mem_iov())
+ * @gpa:	out: its guest physical address
+ *
+ * Return: bytes of the region from @hva on, or 0 if no region holds it
+ */
+uint64_t guest_mem_hva_gpa(const struct guest_mem *m, unsigned int *hint,
+			   const void *hva, uint64_t *gpa)
+{
+	const uint8_t *p = hva;
+	unsigned int i, k;
+
+	for (i = 0; i <= m->nregions; i++) {
+		const struct guest_mem_region *r;
+
+		k = i ? i - 1 : *hint;	/* the hint first, then all */
+		if (k >= m->nregions)
+			continue;
+		r = &m->r[k];
+		if (p >= r->hva && (uint64_t)(p - r->hva) < r->size) {
+			*hint = k;
+			*gpa = r->gpa + (uint64_t)(p - r->hva);
+			return r->size - (uint64_t)(p - r->hva);
+		}
+	}
+	return 0;
+}
+
+/**
+ * guest_mem_gpa_end() - one past the highest guest physical address mapped
+ * @m:		table
+ *
+ * Return: the end of the last region (regions are sorted by gpa), 0 if
+ *	   the table is empty; saturated at UINT64_MAX
+ */
+uint64_t guest_mem_gpa_end(const struct guest_mem *m)
+{
+	const struct guest_mem_region *r;
+
+	if (!m->nregions)
+		return 0;
+	r = &m->r[m->nregions - 1];
+	return r->size > UINT64_MAX - r->gpa ? UINT64_MAX : r->gpa + r->size;
 }

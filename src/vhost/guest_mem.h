@@ -69,6 +69,8 @@ struct guest_mem {
 	void *owner;
 };
 
+struct stat;
+
 void guest_mem_init(struct guest_mem *m);
 void guest_mem_init_as(struct guest_mem *m, const struct guest_mem *like);
 int guest_mem_add(struct guest_mem *m, int fd, uint64_t gpa, uint64_t size,
@@ -88,6 +90,11 @@ int guest_mem_iov(const struct guest_mem *m, uint64_t gpa, uint64_t len,
 int guest_mem_iov_find(const struct guest_mem *m, unsigned int *hint,
 		       uint64_t gpa, uint64_t len, struct iovec *iov,
 		       unsigned int max);
+int guest_mem_uva_gpa(const struct guest_mem *m, uint64_t uva, uint64_t *gpa);
+uint64_t guest_mem_hva_gpa(const struct guest_mem *m, unsigned int *hint,
+			   const void *hva, uint64_t *gpa);
+uint64_t guest_mem_gpa_end(const struct guest_mem *m);
+size_t guest_mem_page(int fd, const struct stat *st);
 
 /**
  * guest_mem_iov_hint() - guest_mem_iov(), trying region @hint first

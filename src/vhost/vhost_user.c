@@ -60,6 +60,7 @@ static const struct vhost_user_req_info vhost_user_reqs[VHOST_USER_REQ_COUNT] = 
 	REQ(SET_OWNER, 0, NONE, false),
 	REQ(RESET_OWNER, 0, NONE, false),
 	REQ(SET_MEM_TABLE, VHOST_USER_SIZE_MEM_TABLE, MEM_TABLE, false),
+	REQ(SET_LOG_BASE, sizeof(struct vhost_user_log), ONE, true),
 	REQ(SET_VRING_NUM, sizeof(struct vhost_vring_state), NONE, false),
 	REQ(SET_VRING_ADDR, sizeof(struct vhost_vring_addr), NONE, false),
 	REQ(SET_VRING_BASE, sizeof(struct vhost_vring_state), NONE, false),
@@ -71,6 +72,7 @@ static const struct vhost_user_req_info vhost_user_reqs[VHOST_USER_REQ_COUNT] = 
 	REQ(SET_PROTOCOL_FEATURES, 8, NONE, false),
 	REQ(GET_QUEUE_NUM, 0, NONE, true),
 	REQ(SET_VRING_ENABLE, sizeof(struct vhost_vring_state), NONE, false),
+	REQ(SEND_RARP, 8, NONE, false),
 	REQ(NET_SET_MTU, 8, NONE, false),
 	REQ(GET_MAX_MEM_SLOTS, 0, NONE, true),
 	REQ(ADD_MEM_REG, sizeof(struct vhost_user_mem_reg), ONE, false),
@@ -94,7 +96,8 @@ const char *vhost_user_req_name(uint32_t request)
  * vhost_user_has_reply() - whether a request is answered with its own reply
  * @request:	request number (valid, see vhost_user_check())
  *
- * Return: true for GET_* requests
+ * Return: true for GET_* requests and SET_LOG_BASE (which, with
+ *	   LOG_SHMFD, the only way we take it, QEMU waits to see answered)
  */
 bool vhost_user_has_reply(uint32_t request)
 {

@@ -59,12 +59,16 @@ enum vhost_user_req {
 
 /* Protocol feature bits (GET/SET_PROTOCOL_FEATURES). */
 #define VHOST_USER_PROTOCOL_F_MQ			0
+#define VHOST_USER_PROTOCOL_F_LOG_SHMFD			1
+#define VHOST_USER_PROTOCOL_F_RARP			2
 #define VHOST_USER_PROTOCOL_F_REPLY_ACK			3
 #define VHOST_USER_PROTOCOL_F_NET_MTU			4
 #define VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS	15
 
 #define VHOST_USER_PROTOCOL_FEATURES			\
 	((1ull << VHOST_USER_PROTOCOL_F_MQ) |		\
+	 (1ull << VHOST_USER_PROTOCOL_F_LOG_SHMFD) |	\
+	 (1ull << VHOST_USER_PROTOCOL_F_RARP) |		\
 	 (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK) |	\
 	 (1ull << VHOST_USER_PROTOCOL_F_NET_MTU) |	\
 	 (1ull << VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
@@ -122,6 +126,16 @@ struct vhost_user_mem_reg {
 };
 
 /**
+ * struct vhost_user_log - SET_LOG_BASE payload
+ * @mmap_size:		bytes of log
+ * @mmap_offset:	where the log starts in the attached fd
+ */
+struct vhost_user_log {
+	uint64_t mmap_size;
+	uint64_t mmap_offset;
+};
+
+/**
  * struct vhost_user_msg - one message, header and payload apart
  * @hdr:	header (kept apart so the payload union stays aligned)
  * @u64:	payload as a u64 (features, ring index + NOFD, MTU, ack)
@@ -129,6 +143,7 @@ struct vhost_user_mem_reg {
  * @addr:	payload as vring addresses
  * @mem:	payload as a memory table
  * @mem_reg:	payload as one memory region
+ * @log:	payload as a log description
  * @raw:	payload as bytes
  * @fds:	received descriptors, -1 once a handler took ownership
  * @nfds:	entries in @fds
@@ -141,6 +156,7 @@ struct vhost_user_msg {
 		struct vhost_vring_addr addr;
 		struct vhost_user_mem_table mem;
 		struct vhost_user_mem_reg mem_reg;
+		struct vhost_user_log log;
 		uint8_t raw[VHOST_USER_PAYLOAD_MAX];
 	};
 	int fds[VHOST_USER_MAX_FDS];

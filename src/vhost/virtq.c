@@ -34,6 +34,7 @@
  *    of the same race).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "../efd.h"
@@ -431,11 +432,32 @@ void virtq_push(struct virtq *vq, uint16_t head, uint32_t len)
 }
 
 /**
+ * virtq_log_flushed() - mark the used entries and index just published
+ * @vq:		split queue, logging
+ * @first:	used index of the first entry
+ * @n:		entries
+ */
+static void virtq_log_flushed(struct virtq *vq, uint16_t first, uint16_t n)
+{
+	const uint64_t ring = offsetof(struct vring_used, ring);
+	const uint64_t elem = sizeof(struct vring_used_elem);
+	uint16_t pos = first & (vq->num - 1);
+	uint16_t head = MIN(n, (uint16_t)(vq->num - pos));
+
+	virtq_log_used(vq, ring + elem * pos, elem * head);
+	if (n > head)
+		virtq_log_used(vq, ring, elem * (n - head));
+	virtq_log_used(vq, offsetof(struct vring_used, idx), sizeof(uint16_t));
+}
+
+/**
  * virtq_flush() - publish the pending used elements with one idx store
  * @vq:		queue
  */
 void virtq_flush(struct virtq *vq)
 {
+	uint16_t first;
+
 	if (!virtq_ready(vq) || !vq->pending_used)
 		return;
 	if (unlikely(vq->packed)) {
@@ -444,8 +466,11 @@ void virtq_flush(struct virtq *vq)
 	}
 	/* Pairs with the driver's rmb after it reads used->idx. */
 	smp_wmb();
+	first = vq->used_idx;
 	vq->used_idx = (uint16_t)(vq->used_idx + vq->pending_used);
 	WRITE_ONCE(vq->used->idx, vq->used_idx);
+	if (unlikely(vq->log))
+		virtq_log_flushed(vq, first, vq->pending_used);
 	vq->pending_used = 0;
 }
 
@@ -523,10 +548,16 @@ bool virtq_enable_notify(struct virtq *vq)
 	if (vq->packed)
 		return virtq_packed_enable_notify(vq);
 	vq->notify_disabled = false;
-	if (vq->event_idx)
+	if (vq->event_idx) {
 		WRITE_ONCE(*virtq_avail_event(vq), vq->last_avail_idx);
-	else
+		virtq_log_used(vq, (uint64_t)((uint8_t *)virtq_avail_event(vq) -
+					      (uint8_t *)vq->used),
+			       sizeof(uint16_t));
+	} else {
 		WRITE_ONCE(vq->used->flags, 0);
+		virtq_log_used(vq, offsetof(struct vring_used, flags),
+			       sizeof(uint16_t));
+	}
 	/* Pairs with the driver's mb between avail->idx store and reading
 	 * flags/avail_event: either it kicks or we see its new entries.
 	 */
@@ -551,8 +582,11 @@ void virtq_disable_notify(struct virtq *vq)
 		return;
 	}
 	vq->notify_disabled = true;
-	if (!vq->event_idx)
+	if (!vq->event_idx) {
 		WRITE_ONCE(vq->used->flags, VRING_USED_F_NO_NOTIFY);
+		virtq_log_used(vq, offsetof(struct vring_used, flags),
+			       sizeof(uint16_t));
+	}
 }
 
 /**
@@ -607,4 +641,17 @@ uint32_t virtq_get_base(const struct virtq *vq)
 	       (uint32_t)vq->avail_wrap << 15 |
 	       (uint32_t)vq->used_idx << 16 |
 	       (uint32_t)vq->used_wrap << 31;
+}
+
+/**
+ * virtq_log_buf() - mark what was written into a chain's buffers
+ * @vq:		queue, locked, with @log set (virtq_log_elem())
+ * @e:		a chain popped from it
+ * @len:	bytes written from the start of its writable segments
+ *
+ * Context: the queue's lock held, after the writes
+ */
+void virtq_log_buf(struct virtq *vq, const struct virtq_elem *e, uint64_t len)
+{
+	dirty_log_iov(vq->log, vq->mem, &e->iov[e->out_num], e->in_num, len);
 }

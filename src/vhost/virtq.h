@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 #include <linux/virtio_ring.h>
 
+#include "dirty_log.h"
 #include "guest_mem.h"
 
 #define VIRTQ_MAX_SIZE		32768	/* virtio spec limit, split and packed */
@@ -145,6 +146,16 @@ enum virtq_pop_result {
  * @inflight_num:	packed: chains popped and not yet pushed
  * @inflight:		packed: ring descriptors each such chain took,
  *			oldest first (circular from @inflight_first)
+ * @log:		the device's dirty log while migration logging is on
+ *			(VHOST_F_LOG_ALL acked and a log mapped), else NULL:
+ *			every byte written into guest memory is then marked
+ *			(virtq_log_elem() for buffers, this file for rings)
+ * @log_used:		VHOST_VRING_F_LOG: writes to the used ring (packed:
+ *			the descriptor ring and device event area) are marked
+ * @log_addr:		SET_VRING_ADDR's log_guest_addr: the guest address
+ *			the used ring (packed: device area) is logged at
+ * @desc_gpa:		packed: guest address of the descriptor ring, which
+ *			the device writes too (logged there)
  * @call_fd:		eventfd to signal the guest, or -1
  * @stat_pops:		chains popped (for tests and counters)
  * @stat_notifies:	call_fd writes
@@ -192,6 +203,10 @@ struct virtq {
 	uint16_t seen_desc;
 	uint16_t inflight_first;
 	uint16_t inflight_num;
+	struct dirty_log *log;
+	bool log_used;
+	uint64_t log_addr;
+	uint64_t desc_gpa;
 	int call_fd;
 	uint64_t stat_pops;
 	uint64_t stat_notifies;
@@ -233,6 +248,8 @@ struct virtq {
  *			for a split base over 16 bits.  Positions are
  *			checked against @num by virtq_map().
  * virtq_get_base()	GET_VRING_BASE, encoded the same way.
+ * virtq_log_buf()	mark in @log the first @len bytes of a chain's
+ *			writable segments (virtq_log_elem() checks @log).
  *
  * Packed rings (VIRTIO_F_RING_PACKED, @packed set before virtq_map()):
  * the same calls, with @desc the descriptor ring, @avail the driver event
@@ -257,5 +274,22 @@ bool virtq_enable_notify(struct virtq *vq);
 void virtq_disable_notify(struct virtq *vq);
 int virtq_set_base(struct virtq *vq, uint32_t base);
 uint32_t virtq_get_base(const struct virtq *vq);
+void virtq_log_buf(struct virtq *vq, const struct virtq_elem *e, uint64_t len);
+
+/**
+ * virtq_log_elem() - mark what was written into a chain, if logging
+ * @vq:		queue, locked
+ * @e:		a chain popped from it
+ * @len:	bytes written from the start of its writable segments
+ *
+ * Inline: the datapath asks once per buffer, and logging is off but for
+ * the seconds a migration lasts.
+ */
+static inline void virtq_log_elem(struct virtq *vq, const struct virtq_elem *e,
+				  uint64_t len)
+{
+	if (__builtin_expect(vq->log != NULL, 0))
+		virtq_log_buf(vq, e, len);
+}
 
 #endif /* VHOSTD_VIRTQ_H */

@@ -73,6 +73,22 @@ static inline enum virtq_pop_result virtq_add_seg(struct virtq *vq,
 	return VIRTQ_POP_OK;
 }
 
+/**
+ * virtq_log_used() - mark bytes of the used ring (packed: device area)
+ * @vq:		queue
+ * @off:	offset of the first byte written
+ * @len:	bytes written
+ *
+ * Logged at the ring's log_guest_addr, as the vhost-user spec asks, and
+ * only with VHOST_VRING_F_LOG.
+ */
+static inline void virtq_log_used(struct virtq *vq, uint64_t off,
+				  uint64_t len)
+{
+	if (__builtin_expect(vq->log != NULL, 0) && vq->log_used)
+		dirty_log_gpa(vq->log, vq->log_addr + off, len);
+}
+
 void virtq_packed_init(struct virtq *vq);
 int virtq_packed_map(struct virtq *vq, const struct guest_mem *mem);
 unsigned int virtq_packed_avail_count(struct virtq *vq);

@@ -156,6 +156,9 @@ int virtq_packed_map(struct virtq *vq, const struct guest_mem *mem)
 	vq->drv_event = drv;
 	vq->dev_event = dev;
 	vq->mem = mem;
+	/* Cannot fail: the ring was just found in a region. */
+	vq->desc_gpa = 0;
+	guest_mem_uva_gpa(mem, vq->desc_uva, &vq->desc_gpa);
 	vq->push_idx = vq->used_idx;
 	vq->push_wrap = vq->used_wrap;
 	vq->pending_used = 0;
@@ -549,6 +552,34 @@ void virtq_packed_push(struct virtq *vq, uint16_t id, uint32_t len)
 }
 
 /**
+ * virtq_packed_log_flushed() - mark the used descriptors about to be
+ *				published, @used_idx up to @push_idx
+ * @vq:		queue, logging
+ *
+ * The device writes the descriptor ring itself: those writes are the
+ * packed layout's used ring, logged (with VHOST_VRING_F_LOG) where they
+ * are, at the ring's guest address.  A chain of several descriptors has
+ * only its first rewritten; marking the positions between costs nothing
+ * more than the page they share.
+ */
+static void virtq_packed_log_flushed(struct virtq *vq)
+{
+	const uint64_t d = sizeof(struct vring_packed_desc);
+	uint32_t span = (uint32_t)(vq->push_idx + vq->num - vq->used_idx) %
+			vq->num;
+	uint32_t head;
+
+	if (!vq->log_used)
+		return;
+	if (!span)
+		span = vq->num;		/* a whole lap */
+	head = MIN(span, (uint32_t)(vq->num - vq->used_idx));
+	dirty_log_gpa(vq->log, vq->desc_gpa + d * vq->used_idx, d * head);
+	if (span > head)
+		dirty_log_gpa(vq->log, vq->desc_gpa, d * (span - head));
+}
+
+/**
  * virtq_packed_flush() - publish the pending used descriptors
  * @vq:		queue, ready, with pending ones
  */
@@ -559,6 +590,8 @@ void virtq_packed_flush(struct virtq *vq)
 	 */
 	smp_wmb();
 	WRITE_ONCE(vq->pdesc[vq->used_idx].flags, vq->first_flags);
+	if (unlikely(vq->log))
+		virtq_packed_log_flushed(vq);
 	vq->used_idx = vq->push_idx;
 	vq->used_wrap = vq->push_wrap;
 	vq->pending_used = 0;
@@ -647,6 +680,7 @@ bool virtq_packed_enable_notify(struct virtq *vq)
 		WRITE_ONCE(vq->dev_event->flags,
 			   VRING_PACKED_EVENT_FLAG_ENABLE);
 	}
+	virtq_log_used(vq, 0, sizeof(*vq->dev_event));
 	/* Pairs with the driver's mb between making a descriptor available
 	 * and reading our event area: it kicks, or we see the descriptor.
 	 */
@@ -665,4 +699,5 @@ void virtq_packed_disable_notify(struct virtq *vq)
 {
 	vq->notify_disabled = true;
 	WRITE_ONCE(vq->dev_event->flags, VRING_PACKED_EVENT_FLAG_DISABLE);
+	virtq_log_used(vq, 0, sizeof(*vq->dev_event));
 }

@@ -309,13 +309,38 @@ static void vu_dev_signal_err(struct vu_dev *dev)
  */
 void vu_dev_reset(struct vu_dev *dev)
 {
+	struct dirty_log old;
+
 	vu_dev_reset_queues(dev);
 	vu_dev_lock_all(dev);
 	guest_mem_clear(&dev->mem);
 	dev->mtu = 0;
-	vu_dev_unlock_all(dev);
 	dev->features = 0;
+	old = dev->dlog;
+	memset(&dev->dlog, 0, sizeof(dev->dlog));
+	vu_dev_log_apply(dev);
+	vu_dev_unlock_all(dev);
+	dirty_log_unmap(&old);
 	dev->owner = false;
+}
+
+/**
+ * vu_dev_log_apply() - point every queue at the log while logging is on
+ * @dev:	device, every queue lock held (vu_dev_lock_all())
+ *
+ * Logging is on while VHOST_F_LOG_ALL is acked and a log is mapped; a
+ * log without the feature (set up ahead, or left after a migration was
+ * cancelled) marks nothing.
+ */
+void vu_dev_log_apply(struct vu_dev *dev)
+{
+	struct dirty_log *l = NULL;
+	unsigned int i;
+
+	if ((dev->features & VU_F_LOG_ALL) && dev->dlog.bits)
+		l = &dev->dlog;
+	for (i = 0; i < VU_MAX_QUEUES; i++)
+		dev->q[i].vq.log = l;
 }
 
 /**
@@ -721,6 +746,7 @@ const char *const vu_feature_names[64] = {
 	[VIRTIO_F_ANY_LAYOUT]			= "ANY_LAYOUT",
 	[VIRTIO_RING_F_INDIRECT_DESC]		= "INDIRECT_DESC",
 	[VIRTIO_RING_F_EVENT_IDX]		= "EVENT_IDX",
+	[26]	/* VHOST_F_LOG_ALL, vhost's */	= "LOG_ALL",
 	[VHOST_USER_F_PROTOCOL_FEATURES]	= "PROTOCOL_FEATURES",
 	[VIRTIO_F_VERSION_1]			= "VERSION_1",
 	[VIRTIO_F_ACCESS_PLATFORM]		= "ACCESS_PLATFORM",
@@ -743,8 +769,8 @@ const char *const vu_feature_names[64] = {
 /* The vhost-user specification's protocol feature bits. */
 const char *const vu_protocol_feature_names[64] = {
 	[VHOST_USER_PROTOCOL_F_MQ]			= "MQ",
-	[1]						= "LOG_SHMFD",
-	[2]						= "RARP",
+	[VHOST_USER_PROTOCOL_F_LOG_SHMFD]		= "LOG_SHMFD",
+	[VHOST_USER_PROTOCOL_F_RARP]			= "RARP",
 	[VHOST_USER_PROTOCOL_F_REPLY_ACK]		= "REPLY_ACK",
 	[VHOST_USER_PROTOCOL_F_NET_MTU]			= "NET_MTU",
 	[5]						= "BACKEND_REQ",

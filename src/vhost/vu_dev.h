@@ -22,6 +22,7 @@
 
 #include "../lock.h"
 #include "../log.h"
+#include "dirty_log.h"
 #include "guest_mem.h"
 #include "vhost_user.h"
 #include "virtq.h"
@@ -51,11 +52,15 @@ struct vu_dev;
  *			is right and no pointer into old mappings is kept.
  *			Called from the control thread WITH the queue lock
  *			held, while the queue is still started; may be NULL.
+ * @announce:		the front end asks (SEND_RARP, after a migration)
+ *			that the network learn the guest's MAC @mac is
+ *			here now.  Control thread, no lock; may be NULL.
  */
 struct vu_dev_ops {
 	void (*queue_start)(struct vu_dev *dev, unsigned int q);
 	void (*queue_stop)(struct vu_dev *dev, unsigned int q);
 	void (*queue_release)(struct vu_dev *dev, unsigned int q);
+	void (*announce)(struct vu_dev *dev, const uint8_t mac[6]);
 };
 
 /**
@@ -118,6 +123,9 @@ struct vu_dev_stats {
  * @broken:		the datapath found a ring violation; set with the
  *			queue lock held, read by control, cleared on detach
  * @mem:		memory table, see locking above
+ * @dlog:		the migration dirty log (SET_LOG_BASE), replaced like
+ *			@mem under every queue lock; each queue's @vq.log
+ *			points here while VHOST_F_LOG_ALL is acked
  * @q:			queues: even = RX (device writes), odd = TX
  * @ops:		embedding port's callbacks
  * @opaque:		embedding port's pointer, for @ops
@@ -150,6 +158,7 @@ struct vu_dev {
 	bool owner;
 	bool broken;
 	struct guest_mem mem;
+	struct dirty_log dlog;
 	struct vu_queue q[VU_MAX_QUEUES];
 	const struct vu_dev_ops *ops;
 	void *opaque;
@@ -222,6 +231,12 @@ unsigned int vu_dev_pairs_started(const struct vu_dev *dev);
  * without their prefixes; NULL where a bit has no name here.
  */
 extern const char *const vu_feature_names[64];
+
+/* VHOST_F_LOG_ALL: the vhost layer logs every write it makes into guest
+ * memory while a migration asks for it (dirty_log.h); offered on every
+ * device, in the vhost feature space above virtio's device bits.
+ */
+#define VU_F_LOG_ALL		(1ull << 26)
 extern const char *const vu_protocol_feature_names[64];
 
 /**

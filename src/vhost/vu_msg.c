@@ -75,7 +75,8 @@ static int vu_msg_queue(const struct vu_dev *dev, uint64_t idx)
 static int vu_msg_get_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 			       uint32_t *rsize)
 {
-	msg->u64 = dev->features_offered | VU_F_PROTOCOL_FEATURES;
+	msg->u64 = dev->features_offered | VU_F_PROTOCOL_FEATURES |
+		   VU_F_LOG_ALL;
 	*rsize = sizeof(msg->u64);
 	return 0;
 }
@@ -94,11 +95,17 @@ static int vu_msg_set_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 	uint64_t f = msg->u64;
 	unsigned int i;
 
-	/* Acking what we never offered (LOG_ALL included) is a bug or an
-	 * attack; refuse rather than run with semantics we do not have.
+	bool was_logging = dev->features & VU_F_LOG_ALL;
+
+	/* Acking what we never offered is a bug or an attack; refuse
+	 * rather than run with semantics we do not have.
 	 */
-	if (f & ~(dev->features_offered | VU_F_PROTOCOL_FEATURES))
+	if (f & ~(dev->features_offered | VU_F_PROTOCOL_FEATURES |
+		  VU_F_LOG_ALL))
 		return -EINVAL;
+	/* QEMU turns logging on and off with this message while the rings
+	 * run (the rest of the word unchanged): nothing below stops them.
+	 */
 	dev->features = f;
 	for (i = 0; i < VU_MAX_QUEUES; i++) {
 		struct vu_queue *q = &dev->q[i];
@@ -116,6 +123,14 @@ static int vu_msg_set_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 		q->vq.indirect = f & (1ull << VIRTIO_RING_F_INDIRECT_DESC);
 		vlock_unlock(&q->lock);
 	}
+	vu_dev_lock_all(dev);
+	vu_dev_log_apply(dev);
+	vu_dev_unlock_all(dev);
+	if (was_logging != !!(f & VU_F_LOG_ALL))
+		src_info(dev->log, "%s: migration dirty logging %s%s", dev->name,
+			 f & VU_F_LOG_ALL ? "on" : "off",
+			 f & VU_F_LOG_ALL && !dev->dlog.bits ?
+			 " (no log yet: SET_LOG_BASE)" : "");
 	/* PROTOCOL_FEATURES changes what "enabled" means. */
 	vu_dev_update_all(dev);
 	return 0;
@@ -240,6 +255,31 @@ static void vu_msg_mem_refused(const struct vu_dev *dev,
 }
 
 /**
+ * vu_msg_log_covers() - while logging, a new table must fit in the log
+ * @dev:	device
+ * @nm:		the table about to be installed
+ *
+ * QEMU grows the log before it grows guest memory; a table the log does
+ * not cover would have writes we cannot mark, and the guest would arrive
+ * with pages the destination never got.
+ *
+ * Return: 0, or -EINVAL (logged)
+ */
+static int vu_msg_log_covers(const struct vu_dev *dev,
+			     const struct guest_mem *nm)
+{
+	uint64_t need = dirty_log_need(nm);
+
+	if (!(dev->features & VU_F_LOG_ALL) || !dev->dlog.bits ||
+	    need <= dev->dlog.size)
+		return 0;
+	src_warn(dev->log, "%s: guest memory needs a dirty log of %llu bytes, "
+		 "the log has %llu: table refused", dev->name,
+		 (unsigned long long)need, (unsigned long long)dev->dlog.size);
+	return -EINVAL;
+}
+
+/**
  * vu_msg_set_mem_table() - SET_MEM_TABLE: replace the whole memory table
  * @dev:	device
  * @msg:	checked message
@@ -268,6 +308,11 @@ static int vu_msg_set_mem_table(struct vu_dev *dev, struct vhost_user_msg *msg,
 			guest_mem_clear(&nm);
 			return rc;
 		}
+	}
+	rc = vu_msg_log_covers(dev, &nm);
+	if (rc < 0) {
+		guest_mem_clear(&nm);
+		return rc;
 	}
 
 	vu_dev_lock_all(dev);
@@ -317,6 +362,12 @@ static int vu_msg_add_mem_reg(struct vu_dev *dev, struct vhost_user_msg *msg,
 			   r->mmap_offset);
 	if (rc < 0) {
 		vu_msg_mem_refused(dev, r, rc);
+		return rc;
+	}
+	rc = vu_msg_log_covers(dev, &nm);
+	if (rc < 0) {
+		/* Only the new region is the copy's own. */
+		guest_mem_remove(&nm, r->gpa, r->size, r->uva);
 		return rc;
 	}
 	vu_dev_lock_all(dev);
@@ -399,11 +450,25 @@ static int vu_msg_set_vring_addr(struct vu_dev *dev, struct vhost_user_msg *msg,
 
 	if (qi < 0)
 		return qi;
-	/* VHOST_VRING_F_LOG asks for dirty logging, which needs LOG_ALL;
-	 * we never offer it, so the flag cannot be meaningful: ignored.
-	 */
+	if (a->flags & ~(1u << VHOST_VRING_F_LOG))
+		return -EINVAL;	/* no other flag is defined */
 	q = &dev->q[qi];
+	/* The same addresses again, for a started ring: QEMU turning the
+	 * used ring's logging (VHOST_VRING_F_LOG) on or off as a migration
+	 * starts or ends.  The ring keeps running.
+	 */
+	if (q->started && q->vq.desc_uva == a->desc_user_addr &&
+	    q->vq.avail_uva == a->avail_user_addr &&
+	    q->vq.used_uva == a->used_user_addr) {
+		vlock_lock(&q->lock);
+		q->vq.log_used = a->flags & (1u << VHOST_VRING_F_LOG);
+		q->vq.log_addr = a->log_guest_addr;
+		vlock_unlock(&q->lock);
+		return 0;
+	}
 	vu_queue_stop(dev, qi);
+	q->vq.log_used = a->flags & (1u << VHOST_VRING_F_LOG);
+	q->vq.log_addr = a->log_guest_addr;
 	q->vq.desc_uva = a->desc_user_addr;
 	q->vq.avail_uva = a->avail_user_addr;
 	q->vq.used_uva = a->used_user_addr;
@@ -673,12 +738,109 @@ static int vu_msg_net_set_mtu(struct vu_dev *dev, struct vhost_user_msg *msg,
 	return 0;
 }
 
+/**
+ * vu_msg_set_log_base() - SET_LOG_BASE: map the migration dirty log
+ * @dev:	device
+ * @msg:	checked message (one fd: the log's file)
+ * @rsize:	out: reply payload size (an empty reply: QEMU waits for it)
+ *
+ * Only with LOG_SHMFD, the one way a back end in another process can be
+ * given a log.  The log must cover guest memory as it is; a file that
+ * is not shared memory, shorter than it says or a size beyond reason is
+ * refused, and a request with a reply that fails costs the connection.
+ * The new log replaces the old one under every queue lock, so no worker
+ * marks the old one once it is unmapped.
+ *
+ * Return: 0 or -errno
+ */
+static int vu_msg_set_log_base(struct vu_dev *dev, struct vhost_user_msg *msg,
+			       uint32_t *rsize)
+{
+	const struct vhost_user_log *lg = &msg->log;
+	struct dirty_log nl, old;
+	uint64_t need;
+	int rc;
+
+	if (!(dev->protocol_features &
+	      (1ull << VHOST_USER_PROTOCOL_F_LOG_SHMFD)))
+		return -ENOTSUP;
+	rc = dirty_log_map(&nl, msg->fds[0], lg->mmap_size, lg->mmap_offset,
+			   dev);
+	if (rc < 0) {
+		src_warn(dev->log, "%s: dirty log of %llu bytes at offset %llu "
+			 "refused: %s", dev->name,
+			 (unsigned long long)lg->mmap_size,
+			 (unsigned long long)lg->mmap_offset,
+			 rc == -EINVAL ? "bad size, or not a file on tmpfs "
+			 "or hugetlbfs at least that long" : strerror(-rc));
+		return rc;
+	}
+	need = dirty_log_need(&dev->mem);
+	if (nl.size < need) {
+		src_warn(dev->log, "%s: dirty log of %llu bytes refused: guest "
+			 "memory needs %llu", dev->name,
+			 (unsigned long long)nl.size,
+			 (unsigned long long)need);
+		dirty_log_unmap(&nl);
+		return -EINVAL;
+	}
+	vu_dev_lock_all(dev);
+	old = dev->dlog;
+	dev->dlog = nl;
+	vu_dev_log_apply(dev);
+	vu_dev_unlock_all(dev);
+	/* Marks that missed the old log were the front end's own doing
+	 * (a ring's log address outside it): said once per log.
+	 */
+	if (old.missed)
+		src_warn(dev->log, "%s: %llu dirty log marks fell outside the "
+			 "log", dev->name, (unsigned long long)old.missed);
+	dirty_log_unmap(&old);
+	src_debug(dev->log, "%s: dirty log of %llu bytes", dev->name,
+		  (unsigned long long)nl.size);
+	*rsize = 0;
+	return 0;
+}
+
+/**
+ * vu_msg_send_rarp() - SEND_RARP: announce the guest's MAC after a move
+ * @dev:	device
+ * @msg:	checked message: the MAC in the payload's first 6 bytes
+ * @rsize:	out: reply payload size
+ *
+ * QEMU sends it on the destination of a migration, for a guest that
+ * cannot announce itself (no GUEST_ANNOUNCE).  The port makes the RARP,
+ * as if the guest sent it, under the same rules as the guest's frames
+ * (its MAC lock, its quota of MACs).
+ *
+ * Return: 0, -ENOTSUP without the RARP protocol feature, -EINVAL for a
+ *	   group or zero address
+ */
+static int vu_msg_send_rarp(struct vu_dev *dev, struct vhost_user_msg *msg,
+			    uint32_t *rsize)
+{
+	const uint8_t *mac = msg->raw;
+
+	if (!(dev->protocol_features & (1ull << VHOST_USER_PROTOCOL_F_RARP)))
+		return -ENOTSUP;
+	if ((mac[0] & 1) || !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] |
+			      mac[5]))
+		return -EINVAL;
+	src_info(dev->log, "%s: front end announces %02x:%02x:%02x:%02x:%02x:"
+		 "%02x here (SEND_RARP)", dev->name, mac[0], mac[1], mac[2],
+		 mac[3], mac[4], mac[5]);
+	if (dev->ops && dev->ops->announce)
+		dev->ops->announce(dev, mac);
+	return 0;
+}
+
 static const vu_handler_fn vu_msg_handlers[VHOST_USER_REQ_COUNT] = {
 	[VHOST_USER_GET_FEATURES]		= vu_msg_get_features,
 	[VHOST_USER_SET_FEATURES]		= vu_msg_set_features,
 	[VHOST_USER_SET_OWNER]			= vu_msg_set_owner,
 	[VHOST_USER_RESET_OWNER]		= vu_msg_reset_owner,
 	[VHOST_USER_SET_MEM_TABLE]		= vu_msg_set_mem_table,
+	[VHOST_USER_SET_LOG_BASE]		= vu_msg_set_log_base,
 	[VHOST_USER_SET_VRING_NUM]		= vu_msg_set_vring_num,
 	[VHOST_USER_SET_VRING_ADDR]		= vu_msg_set_vring_addr,
 	[VHOST_USER_SET_VRING_BASE]		= vu_msg_set_vring_base,
@@ -690,6 +852,7 @@ static const vu_handler_fn vu_msg_handlers[VHOST_USER_REQ_COUNT] = {
 	[VHOST_USER_SET_PROTOCOL_FEATURES]	= vu_msg_set_protocol_features,
 	[VHOST_USER_GET_QUEUE_NUM]		= vu_msg_get_queue_num,
 	[VHOST_USER_SET_VRING_ENABLE]		= vu_msg_set_vring_enable,
+	[VHOST_USER_SEND_RARP]			= vu_msg_send_rarp,
 	[VHOST_USER_NET_SET_MTU]		= vu_msg_net_set_mtu,
 	[VHOST_USER_GET_MAX_MEM_SLOTS]		= vu_msg_get_max_mem_slots,
 	[VHOST_USER_ADD_MEM_REG]		= vu_msg_add_mem_reg,

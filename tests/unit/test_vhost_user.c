@@ -36,6 +36,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_net_mtu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_net_mtu_not_negotiated,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_send_rarp, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_control, setup,
 						teardown),
 	};

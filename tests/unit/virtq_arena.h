@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/vhost/dirty_log.h"
 #include "../../src/vhost/guest_mem.h"
 
 #define ARENA_SIZE	0x40000
@@ -47,6 +48,81 @@ static inline int arena_reset(uint8_t **arena, struct guest_mem *m)
 	guest_mem_init(m);
 	return guest_mem_add_mapped(m, *arena, GPA_BASE, ARENA_SIZE,
 				    UVA_BASE);
+}
+
+/* A dirty log covering the arena, as the front end of a migration holds
+ * it, and the copy of guest memory it keeps in step by it.
+ */
+#define ARENA_LOG_BYTES	(((GPA_BASE + ARENA_SIZE) / 4096 + 7) / 8)
+
+/**
+ * struct arena_log - the migration's view: a log and a shadow copy
+ * @log:	what the device marks (bits in @bits)
+ * @bits:	the log's bytes
+ * @shadow:	guest memory as copied so far
+ */
+struct arena_log {
+	struct dirty_log log;
+	uint8_t bits[ARENA_LOG_BYTES];
+	uint8_t shadow[ARENA_SIZE];
+};
+
+/**
+ * arena_log_snap() - a full copy, the log cleared: migration's first pass
+ * @al:		log and shadow
+ * @arena:	guest memory
+ */
+static inline void arena_log_snap(struct arena_log *al, const uint8_t *arena)
+{
+	memset(&al->log, 0, sizeof(al->log));
+	al->log.bits = al->bits;
+	al->log.size = sizeof(al->bits);
+	memset(al->bits, 0, sizeof(al->bits));
+	memcpy(al->shadow, arena, ARENA_SIZE);
+}
+
+/**
+ * arena_log_unmarked() - sync the shadow from the log, count what it missed
+ * @al:		log and shadow, after arena_log_snap()
+ * @arena:	guest memory, after the device wrote
+ *
+ * Copies every marked page into the shadow, as the next migration pass
+ * would, then compares: a page that still differs was written and not
+ * marked.  The log is cleared.
+ *
+ * Return: pages the log missed
+ */
+static inline unsigned int arena_log_unmarked(struct arena_log *al,
+					      const uint8_t *arena)
+{
+	unsigned int p, missed = 0;
+
+	for (p = 0; p < ARENA_SIZE / 4096; p++) {
+		uint64_t page = GPA_BASE / 4096 + p;
+
+		if (al->bits[page / 8] & (1u << (page % 8)))
+			memcpy(al->shadow + p * 4096, arena + p * 4096, 4096);
+	}
+	memset(al->bits, 0, sizeof(al->bits));
+	for (p = 0; p < ARENA_SIZE / 4096; p++)
+		missed += memcmp(al->shadow + p * 4096, arena + p * 4096,
+				 4096) != 0;
+	return missed;
+}
+
+/**
+ * arena_log_marked() - pages marked in the log now
+ * @al:		log
+ *
+ * Return: bits set
+ */
+static inline unsigned int arena_log_marked(const struct arena_log *al)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < sizeof(al->bits); i++)
+		n += (unsigned int)__builtin_popcount(al->bits[i]);
+	return n;
 }
 
 #endif /* VIRTQ_ARENA_H */

@@ -224,20 +224,20 @@ void test_reply_ack(void **state)
 	assert_int_equal(set_state(VHOST_USER_SET_VRING_BASE,
 				   VHOST_USER_NEED_REPLY_MASK, 0, 0x10000), 0);
 	assert_int_not_equal(ack(VHOST_USER_SET_VRING_BASE), 0);
-	/* features never offered (LOG_ALL) are refused */
+	/* features never offered (MQ, here) are refused */
 	assert_int_equal(set_u64(VHOST_USER_SET_FEATURES,
-				 VHOST_USER_NEED_REPLY_MASK, 1ull << 26), 0);
+				 VHOST_USER_NEED_REPLY_MASK, 1ull << 22), 0);
 	assert_int_not_equal(ack(VHOST_USER_SET_FEATURES), 0);
 	assert_int_equal(set_u64(VHOST_USER_SET_PROTOCOL_FEATURES,
-				 VHOST_USER_NEED_REPLY_MASK, 1ull << 1), 0);
+				 VHOST_USER_NEED_REPLY_MASK, 1ull << 5), 0);
 	assert_int_not_equal(ack(VHOST_USER_SET_PROTOCOL_FEATURES), 0);
 	/* unknown request: refused, session kept */
 	assert_int_equal(xfer(99, VHOST_USER_NEED_REPLY_MASK, NULL, 0, NULL,
 			      0), 0);
 	assert_int_not_equal(ack(99), 0);
-	assert_int_equal(set_u64(VHOST_USER_SET_LOG_BASE,
+	assert_int_equal(set_u64(VHOST_USER_SET_LOG_FD,
 				 VHOST_USER_NEED_REPLY_MASK, 0), 0);
-	assert_int_not_equal(ack(VHOST_USER_SET_LOG_BASE), 0);
+	assert_int_not_equal(ack(VHOST_USER_SET_LOG_FD), 0);
 	/* reserved bits in a vring fd message */
 	assert_int_equal(set_u64(VHOST_USER_SET_VRING_CALL,
 				 VHOST_USER_NEED_REPLY_MASK,

@@ -10,6 +10,8 @@
  *			REPLY_ACK, and the same over a packed ring
  *   hostile.c	malformed messages, a stalled peer, a broken device
  *   runtime.c	NET_SET_MTU, and control changes under a running worker
+ *   migrate.c	the dirty log (SET_LOG_BASE, LOG_ALL, VHOST_VRING_F_LOG)
+ *			and SEND_RARP
  */
 #ifndef TEST_VHOST_USER_H
 #define TEST_VHOST_USER_H
@@ -42,6 +44,8 @@
 		 (1ull << VIRTIO_F_RING_PACKED) |			\
 		 (1ull << VIRTIO_F_IN_ORDER))
 #define F_PROTO	(1ull << VHOST_USER_F_PROTOCOL_FEATURES)
+/* Offered by the vhost layer on every device: VHOST_F_LOG_ALL. */
+#define F_LOG_ALL	(1ull << 26)
 
 /**
  * struct fixture - one test's world
@@ -54,6 +58,8 @@
  * @log:	sequence of events, 'S'/'s' + queue digit (start/stop)
  * @loglen:	bytes in @log
  * @fds_before:	open descriptors before the test
+ * @announced:	the MAC of the last announce (SEND_RARP)
+ * @nannounce:	announce calls
  */
 struct fixture {
 	struct vu_dev dev;
@@ -65,6 +71,8 @@ struct fixture {
 	char log[64];
 	unsigned int loglen;
 	int fds_before;
+	uint8_t announced[6];
+	unsigned int nannounce;
 };
 
 /* fe.c: the fixture, reset by setup() before every test */
@@ -105,5 +113,10 @@ void test_broken(void **state);
 void test_net_mtu(void **state);
 void test_net_mtu_not_negotiated(void **state);
 void test_concurrent_control(void **state);
+
+/* migrate.c */
+void test_log_live(void **state);
+void test_log_refused(void **state);
+void test_send_rarp(void **state);
 
 #endif /* TEST_VHOST_USER_H */
