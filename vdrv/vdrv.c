@@ -528,6 +528,7 @@ static void vdrv_free(struct vdrv_dev *d)
 	}
 	__atomic_fetch_add(&vdrv_freed_dev_errors, d->stats.dev_errors,
 			   __ATOMIC_RELAXED);
+	vdrv_log_free(d);
 	vdrv_proto_close(&d->conn);
 	for (i = 0; i < VDRV_NRINGS; i++)
 		vdrv_ring_fini(&d->rings[i]);

@@ -41,6 +41,8 @@
 
 /* vhost-user protocol feature bits (spec "Protocol features"). */
 #define VDRV_PF_MQ		0
+#define VDRV_PF_LOG_SHMFD	1
+#define VDRV_PF_RARP		2
 #define VDRV_PF_REPLY_ACK	3
 #define VDRV_PF_NET_MTU		4
 
@@ -254,6 +256,30 @@ typedef uint32_t (*vdrv_tx_fill_fn)(void *ctx, uint8_t *hdr, uint8_t *frame,
 int vdrv_tx_prefill(struct vdrv_dev *d, const struct vdrv_tx_pkt *p);
 int vdrv_tx_burst_inplace(struct vdrv_dev *d, unsigned int n,
 			  vdrv_tx_fill_fn fill, void *ctx);
+
+/**
+ * struct vdrv_region_view - one region of guest memory, for tests that
+ *			     compare it with a copy
+ * @hva:	our mapping
+ * @gpa:	guest physical address of its first byte
+ * @size:	bytes
+ */
+struct vdrv_region_view {
+	uint8_t *hva;
+	uint64_t gpa;
+	uint64_t size;
+};
+
+/* Live migration, the front end's half (vdrv_log.c): a dirty log as QEMU
+ * shares it (LOG_SHMFD: asked for in opts.protocol_features), logging
+ * turned on and off while the rings run, and the guest's memory to copy.
+ */
+int vdrv_log_start(struct vdrv_dev *d);
+int vdrv_log_stop(struct vdrv_dev *d);
+uint8_t *vdrv_log_bits(struct vdrv_dev *d, size_t *len);
+unsigned int vdrv_regions(struct vdrv_dev *d, struct vdrv_region_view *out,
+			  unsigned int max);
+int vdrv_send_rarp(struct vdrv_dev *d, const uint8_t mac[6]);
 
 /* Connection state. */
 int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);

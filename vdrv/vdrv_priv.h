@@ -231,6 +231,7 @@ enum vdrv_req {
 	VDRV_REQ_SET_FEATURES = 2,
 	VDRV_REQ_SET_OWNER = 3,
 	VDRV_REQ_SET_MEM_TABLE = 5,
+	VDRV_REQ_SET_LOG_BASE = 6,
 	VDRV_REQ_SET_VRING_NUM = 8,
 	VDRV_REQ_SET_VRING_ADDR = 9,
 	VDRV_REQ_SET_VRING_BASE = 10,
@@ -242,6 +243,7 @@ enum vdrv_req {
 	VDRV_REQ_SET_PROTOCOL_FEATURES = 16,
 	VDRV_REQ_GET_QUEUE_NUM = 17,
 	VDRV_REQ_SET_VRING_ENABLE = 18,
+	VDRV_REQ_SEND_RARP = 19,
 	VDRV_REQ_NET_SET_MTU = 20,
 };
 
@@ -348,6 +350,9 @@ int vdrv_proto_wait_hangup(struct vdrv_conn *c, int timeout_ms,
  *		NULL for the device itself
  * @npairs:	device: queue pairs driven (opts.pairs, at least 1)
  * @pairs:	device: per pair, the struct driving it ([0] = itself)
+ * @log_fd:	device: the dirty log's memfd (vdrv_log.c), -1 if none
+ * @log:	device: our mapping of it
+ * @log_len:	its bytes
  * @evil_ind:	indirect table of vdrv_evil_chain(), NULL until needed
  * @evil_ind_gpa: its guest address
  * @evil_ind_n:	its entries
@@ -380,11 +385,16 @@ struct vdrv_dev {
 	struct vdrv_dev *parent;
 	unsigned int npairs;
 	struct vdrv_dev *pairs[VDRV_PAIRS_MAX];
+	int log_fd;
+	uint8_t *log;
+	size_t log_len;
 	struct vring_desc *evil_ind;
 	uint64_t evil_ind_gpa;
 	unsigned int evil_ind_n;
 	struct vdrv_stats stats;
 };
+
+void vdrv_log_free(struct vdrv_dev *d);
 
 /**
  * vdrv_ms() - monotonic milliseconds, for deadlines
