@@ -13,10 +13,14 @@
  * starts, the port callback pops from it like a worker would.  After the
  * last record the front end shuts its write side, and vu_dev_handle()
  * runs until it reports an error.  Replies are drained and discarded.
+ * A stream that shares a log (SET_LOG_BASE with the memfd: seed
+ * migration_log) and acks LOG_ALL has every write of the pops marked.
+ * FZ_DEBUG=1 in the environment shows the device's log lines.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -56,9 +60,12 @@ static void fz_queue_start(struct vu_dev *dev, unsigned int q)
 			vu_dev_mark_broken(dev);
 			break;
 		}
-		if (r == VIRTQ_POP_OK && e.in_num)
+		if (r == VIRTQ_POP_OK && e.in_num) {
 			memset(e.iov[e.out_num].iov_base, 0,
 			       e.iov[e.out_num].iov_len);
+			/* a stream that set up a log marks what it wrote */
+			virtq_log_elem(&vu->vq, &e, e.in_len);
+		}
 		virtq_push(&vu->vq, e.head, r == VIRTQ_POP_OK ? e.in_len : 0);
 	}
 	virtq_flush(&vu->vq);
@@ -138,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > MAX_INPUT)
 		return 0;
 	if (memfd < 0) {
-		log_set_level(LOG_LVL_ERR);
+		log_set_level(getenv("FZ_DEBUG") ? LOG_LVL_DEBUG : LOG_LVL_ERR);
 		memfd = memfd_create("fuzz_guest", MFD_CLOEXEC);
 		evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (memfd < 0 || evfd < 0 || ftruncate(memfd, MEMFD_SIZE))

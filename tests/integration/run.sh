@@ -270,6 +270,41 @@ if wanted 'tap-direct'; then
 	fi
 fi
 
+# ---- live migration's dirty log (dirtylog_itest) ------------------------------
+#
+# Guest A (p0.sock) logs, B (p1.sock) and the kernel (over vdrvtap3,
+# read straight into A's buffers) write into it; every page vhostd writes
+# must be marked (see the program's header).  Split and packed rings.
+
+for layout in split packed; do
+	name=dirty-log${layout/split/}
+	name=${name/packed/-packed}
+	wanted "$name" || continue
+	if netns_setup; then
+		ERR=
+		start_vhostd ip netns exec "$NS" -- 2 \
+			--port tap,ifname=vdrvtap3,name=tap0,offload=off ||
+			ERR="no start"
+		tap_up vdrvtap3 || ERR="${ERR:+$ERR; }no vdrvtap3"
+		if [ -z "$ERR" ]; then
+			timeout 120 ip netns exec "$NS" \
+				"$BUILD/tests/dirtylog_itest" \
+				$([ $layout = packed ] && echo --packed) \
+				"$TMP/ctl" "$TMP/p0.sock" "$TMP/p1.sock" vdrvtap3 \
+				>"$TMP/dl.out" 2>&1 ||
+				ERR="$(grep -m1 '^FAIL' "$TMP/dl.out" || tail -n 1 "$TMP/dl.out")"
+			check_ctr vu0 '.violations' -eq 0
+			check_ctr vu0 '.direct.packets' -ge 100
+		fi
+		stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
+		result "$name" "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+			"${ERR:-$(grep -m1 '^PASS dirty' "$TMP/dl.out")}" \
+			"$TMP/dl.out"
+	else
+		no_netns "$name"
+	fi
+done
+
 # ---- offloads: tests/integration/offload.sh (its own vhostd and netns) -----------
 #
 # Its lines are shown as they come and its summary is added to ours; a
