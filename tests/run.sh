@@ -12,7 +12,7 @@
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
 # own; the suites that have tests of their own (integration, ctl,
 # portctl, lifecycle, privilege, l2, hostile, mq, datapath, soak,
-# mutants, fuzz, tsan, guest-e2e) append one "PASS|FAIL|SKIP name
+# mutants, fuzz, tsan, guest-e2e, guest-migrate) append one "PASS|FAIL|SKIP name
 # detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
 # "[  SKIPPED ]" lines in a step's log count as skips.  A step that exits
@@ -121,9 +121,13 @@ step tsan tests/tsan.sh
 if [ -z "${SKIP_GUEST:-}" ]; then
 	step guest-setup tests/guest/setup.sh
 	step guest-e2e tests/guest/e2e.sh
+	# Live migration with a TCP stream through it, against the ASan
+	# vhostd: port to port, vhostd to vhostd, and QEMU + TAP beside.
+	step guest-migrate env VHOSTD=build/asan/vhostd tests/guest/migrate.sh
 else
 	skip_step guest-setup "SKIP_GUEST set"
 	skip_step guest-e2e "SKIP_GUEST set"
+	skip_step guest-migrate "SKIP_GUEST set"
 fi
 
 echo

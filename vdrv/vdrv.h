@@ -337,6 +337,11 @@ int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);
  *			  memfd (address space, not memory): the back end
  *			  must refuse it (over its max-mem) and keep the
  *			  table it had
+ * @VDRV_EVIL_LOG_SHRINK: a dirty log (LOG_SHMFD, asked for in the
+ *			  options) not sealed, logging on, then the log's
+ *			  file truncated to 0 and a TX frame sent: the back
+ *			  end's mark of its used entry raises SIGBUS there,
+ *			  which must cost this connection only
  * @VDRV_EVIL_COUNT:	  number of kinds
  */
 enum vdrv_evil {
@@ -368,6 +373,7 @@ enum vdrv_evil {
 	VDRV_EVIL_ERR_SOCKET,
 	VDRV_EVIL_ERR_SIGNAL,
 	VDRV_EVIL_MEM_HUGE,
+	VDRV_EVIL_LOG_SHRINK,
 	VDRV_EVIL_COUNT,
 };
 

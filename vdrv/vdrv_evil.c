@@ -53,6 +53,7 @@ const char *const vdrv_evil_names[VDRV_EVIL_COUNT] = {
 	[VDRV_EVIL_ERR_SOCKET] = "err-socket",
 	[VDRV_EVIL_ERR_SIGNAL] = "err-signal",
 	[VDRV_EVIL_MEM_HUGE] = "mem-huge",
+	[VDRV_EVIL_LOG_SHRINK] = "log-shrink",
 };
 
 /**
@@ -676,6 +677,9 @@ int vdrv_evil(struct vdrv_dev *d, enum vdrv_evil kind)
 		break;
 	case VDRV_EVIL_MEM_HUGE:
 		ret = vdrv_evil_mem_huge(d);
+		break;
+	case VDRV_EVIL_LOG_SHRINK:
+		ret = vdrv_log_evil_shrink(d);
 		break;
 	default:
 		return -EINVAL;

@@ -131,16 +131,16 @@ static int vdrv_log_features(struct vdrv_dev *d, bool on)
 }
 
 /**
- * vdrv_log_start() - share a dirty log and turn logging on, rings running
+ * vdrv_log_share() - share a dirty log and turn logging on, rings running
  * @d:		device (not a pair handle), LOG_SHMFD negotiated
+ * @sealed:	seal the log against shrinking and growing, as QEMU does
  *
- * The log covers every pair's memory from guest address 0 and is sealed
- * against shrinking and growing, as QEMU's is.  A second call sends a new
- * log (QEMU resizing it) and turns logging on again.
+ * The log covers every pair's memory from guest address 0.  A second
+ * call sends a new log (QEMU resizing it) and turns logging on again.
  *
  * Return: 0, -ENOTSUP without LOG_SHMFD or LOG_ALL, or -errno
  */
-int vdrv_log_start(struct vdrv_dev *d)
+static int vdrv_log_share(struct vdrv_dev *d, bool sealed)
 {
 	uint64_t end = 0, sz[2];
 	struct vdrv_region_view v[VDRV_MEM_REGIONS * VDRV_PAIRS_MAX];
@@ -161,8 +161,8 @@ int vdrv_log_start(struct vdrv_dev *d)
 	fd = memfd_create("vdrv-log", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)len) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+	if (ftruncate(fd, (off_t)len) < 0 || (sealed &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)) {
 		ret = -errno;
 		close(fd);
 		return ret;
@@ -190,6 +190,48 @@ int vdrv_log_start(struct vdrv_dev *d)
 	d->log = p;
 	d->log_len = len;
 	return vdrv_log_features(d, true);
+}
+
+/**
+ * vdrv_log_start() - share a sealed dirty log, logging on (QEMU's way)
+ * @d:		device (not a pair handle), LOG_SHMFD negotiated
+ *
+ * Return: as vdrv_log_share()
+ */
+int vdrv_log_start(struct vdrv_dev *d)
+{
+	return vdrv_log_share(d, true);
+}
+
+/**
+ * vdrv_log_evil_shrink() - an unsealed log, logging on, then the log
+ *			    truncated to nothing and a TX frame sent
+ * @d:		device, LOG_SHMFD negotiated
+ *
+ * The back end's next mark (the TX used ring's) touches a page that is no
+ * longer there: SIGBUS in the back end, which must cost this connection
+ * only (vdrv_evil(), VDRV_EVIL_LOG_SHRINK).
+ *
+ * Return: 0, or -errno
+ */
+int vdrv_log_evil_shrink(struct vdrv_dev *d)
+{
+	static const uint8_t fr[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					0x02, 0xee, 0, 0, 0, 0x01 };
+	int ret = vdrv_log_share(d, false);
+
+	if (ret)
+		return ret;
+	munmap(d->log, d->log_len);	/* ours would fault as well */
+	d->log = NULL;
+	if (ftruncate(d->log_fd, 0) < 0) {
+		ret = -errno;
+		close(d->log_fd);
+		return ret;
+	}
+	close(d->log_fd);
+	d->log_len = 0;
+	return vdrv_send(d, fr, sizeof(fr));
 }
 
 /**

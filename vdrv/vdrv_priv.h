@@ -395,6 +395,7 @@ struct vdrv_dev {
 };
 
 void vdrv_log_free(struct vdrv_dev *d);
+int vdrv_log_evil_shrink(struct vdrv_dev *d);
 
 /**
  * vdrv_ms() - monotonic milliseconds, for deadlines

@@ -646,7 +646,7 @@ static void port_vhost_peer(const struct port *p, struct port_peer *pp)
 	*pp = (struct port_peer){
 		.connected = dev->fd >= 0,
 		/* What GET_FEATURES says. */
-		.offered = dev->features_offered |
+		.offered = dev->features_offered | VU_F_LOG_ALL |
 			   (1ULL << VHOST_USER_F_PROTOCOL_FEATURES),
 		.features = dev->features,
 		.protocol = dev->protocol_features,

@@ -169,6 +169,7 @@ void vu_queue_stop(struct vu_dev *dev, unsigned int qi)
 void vu_queue_update(struct vu_dev *dev, unsigned int qi)
 {
 	struct vu_queue *q = &dev->q[qi];
+	uint16_t base;
 	int rc;
 
 	if (!vu_queue_runnable(dev, qi)) {
@@ -179,6 +180,7 @@ void vu_queue_update(struct vu_dev *dev, unsigned int qi)
 		return;
 
 	vlock_lock(&q->lock);
+	base = q->vq.last_avail_idx;
 	rc = virtq_map(&q->vq, &dev->mem);
 	if (!rc)
 		q->started = true;
@@ -187,6 +189,13 @@ void vu_queue_update(struct vu_dev *dev, unsigned int qi)
 		vu_dev_proto_err(dev, NULL, rc, "ring addresses do not map");
 		return;
 	}
+	/* A split ring resumes from its used index (virtq_map()): said,
+	 * since it means the front end's base was not what the guest saw.
+	 */
+	if (!q->vq.packed && q->vq.last_avail_idx != base)
+		src_info(dev->log, "%s: queue %u resumes at used index %u, "
+			 "not at the base %u given", dev->name, qi,
+			 q->vq.last_avail_idx, base);
 	src_debug(dev->log, "%s: queue %u started at avail %u", dev->name, qi,
 		  q->vq.last_avail_idx);
 	if (dev->ops && dev->ops->queue_start)

@@ -51,15 +51,22 @@ vg_die() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
 # vg_boot NAME --ip ADDR/LEN --mac MAC (--tap IFNAME | --vhost SOCK |
 #         --vhost-server SOCK) [--netns NS] [--mtu N] [--queues N] [--smp N]
+#         [--qmp SOCK] [--incoming URI]
 #   --vhost: QEMU connects to SOCK (reconnect=1); --vhost-server: QEMU
 #   listens on SOCK and waits for the back end (vhostd's "client" port);
 #   --queues N: N queue pairs (vhost-user only; N > 1 adds mq=on to the
-#   NIC); --smp N: N virtual CPUs (default 1)
+#   NIC); --smp N: N virtual CPUs (default 1); --qmp SOCK: a QMP monitor
+#   listening on SOCK (vg_qmp); --incoming URI: no boot, wait for a
+#   migration on URI (the guest then continues here: its console and
+#   command channel are NAME's)
 vg_boot() {
 	local name=$1; shift
 	local ip='' mac='' tap='' sock='' ns='' mtu='' q=1 server= smp=1 mq=
+	local extra=()
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--qmp) extra+=(-qmp "unix:$2,server=on,wait=off") ;;
+		--incoming) extra+=(-incoming "$2") ;;
 		--ip) ip=$2 ;;
 		--mac) mac=$2 ;;
 		--tap) tap=$2 ;;
@@ -112,12 +119,24 @@ vg_boot() {
 		-kernel "$VG_CACHE/vmlinuz" -initrd "$VG_CACHE/initramfs.gz" \
 		-append "$cmdline" \
 		-serial "file:$base.log" -serial "pipe:$base.ch" \
-		"${net[@]}" \
+		"${net[@]}" "${extra[@]}" \
 		-pidfile "$base.pid" \
 		</dev/null >"$base.qemu.err" 2>&1 &
 	VG_PID[$name]=$!
 	VG_NAMES+=("$name")
 	vg_log "booting $name ($ip, ${tap:+tap $tap}${sock:+vhost-user $sock}) pid ${VG_PID[$name]}"
+}
+
+# vg_qmp SOCK JSON...: send QMP commands (after qmp_capabilities) to the
+#   monitor on SOCK, print the replies one per line
+vg_qmp() {
+	local sock=$1 c
+	shift
+	{
+		echo '{"execute":"qmp_capabilities"}'
+		for c in "$@"; do echo "$c"; done
+		sleep 0.2
+	} | socat -t 2 - "UNIX-CONNECT:$sock" 2>/dev/null | grep -v '"QMP"'
 }
 
 # vg_alive NAME: true while QEMU of NAME runs.

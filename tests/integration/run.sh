@@ -125,7 +125,7 @@ run_itest in-order-packed-burst in-order:packed:burst 2
 for k in garbage bad-size short unknown bad-version bad-ring mem-beyond-fd \
 	 oob-desc oob-len loop loop-empty avail-jump bad-head indirect-nested \
 	 indirect-oob rx-oob shrink kick-pipe call-pipe err-socket err-signal \
-	 mem-huge indirect-next; do
+	 mem-huge indirect-next log-shrink; do
 	run_itest "evil-$k" "evil:$k" 3
 done
 # The same rules over packed rings, where they apply, and the packed
@@ -133,7 +133,7 @@ done
 # beside NEXT or after plain descriptors.
 for k in oob-desc oob-len loop loop-empty indirect-oob rx-oob \
 	 mem-beyond-fd shrink err-signal wrap-lie indirect-next \
-	 indirect-mixed; do
+	 indirect-mixed log-shrink; do
 	run_itest "packed-evil-$k" "packed:evil:$k" 3
 done
 

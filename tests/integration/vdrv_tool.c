@@ -547,6 +547,10 @@ static void tool_parse(int argc, char **argv, struct tool_args *a)
 			a->kind = vdrv_evil_parse(optarg);
 			if (a->kind < 0)
 				tool_usage();
+			/* That kind needs a log to shrink. */
+			if (a->kind == VDRV_EVIL_LOG_SHRINK)
+				a->o.protocol_features |=
+					1ULL << VDRV_PF_LOG_SHMFD;
 			break;
 		case 'L': a->o.listen = true; break;
 		case 'a': a->announce = true; break;

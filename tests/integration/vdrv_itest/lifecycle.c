@@ -62,6 +62,8 @@ void sc_evil(const char *kind)
 	it_need(3);
 	if (k < 0)
 		it_fail("unknown evil kind %s", kind);
+	if (k == VDRV_EVIL_LOG_SHRINK)
+		e->o.protocol_features |= 1ULL << VDRV_PF_LOG_SHMFD;
 	it_open_all();
 	it_exchange(a, b, 3, "before evil");
 	ret = vdrv_evil(e->d, (enum vdrv_evil)k);

@@ -1,0 +1,269 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/guest/migrate.sh - live migration of a running guest with a TCP
+# stream through it: between two ports of one vhostd, between two vhostd
+# "hosts", and over QEMU's own virtio-net + TAP for reference
+#
+#   netns vhg-mig1-PID ("host 1")              netns vhg-mig2-PID ("host 2")
+#   +-------------------------------------+    +---------------------------+
+#   | br1 198.18.0.1/24: ping, sender     |    | br2                       |
+#   |  |-- t1 -- vhostd1: p1a.sock        |    |  |-- t2 -- vhostd2:       |
+#   |  |               \   p1b.sock       |    |  |          p2a.sock      |
+#   |  |-- qa, qb (QEMU's TAPs: "tap")    |    |  |                        |
+#   |  '-- v1 ============ veth =================== v2                     |
+#   +-------------------------------------+    +---------------------------+
+#
+#   case  guest hops between                  the move is learned by
+#   port  p1a.sock <-> p1b.sock (one vhostd)  vhostd1's FDB
+#   host  p1a.sock <-> p2a.sock (vhostd1, 2)  vhostd2, br2, br1 (via v2/v1)
+#   tap   qa <-> qb (no vhostd)               br1
+#
+# The guest (198.18.0.2) boots once per case; then MIG_RUNS times: it
+# listens (nc | sha256sum), br1's side sends MIG_MB MiB of random data,
+# paced over ~MIG_MB/3 s, and pings it every 10 ms; a second QEMU waits
+# with -incoming, and the running one migrates to it (QMP "migrate",
+# max-bandwidth 1 GiB/s) while the stream flows; the old QEMU quits.  The
+# sum the guest prints must equal the sender's, every run.  Outage: the
+# longest gap between two ping replies around the move (10 ms is none),
+# reported per case next to the "tap" case's, measured in the same run.
+#
+# Environment: VHOSTD (default build/vhostd), MIG_RUNS (2; 20 on demand),
+# MIG_MB (16), MIG_CASES ("port host tap"), KEEP=1.  With $TEST_RESULTS
+# set, one PASS/FAIL line per case.  Root; everything in the two netns.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/lib.sh"
+
+VHOSTD=${VHOSTD:-$ROOT/build/vhostd}
+MIG_RUNS=${MIG_RUNS:-2}
+MIG_MB=${MIG_MB:-16}
+MIG_CASES=${MIG_CASES:-port host tap}
+GUEST_IP=198.18.0.2
+GUEST_MAC=52:54:00:18:00:02
+
+[ "$(id -u)" = 0 ] || vg_die "needs root (netns, tap)"
+[ -x "$VHOSTD" ] || vg_die "no vhostd binary at $VHOSTD"
+command -v socat >/dev/null || vg_die "needs socat (tests/guest/setup.sh)"
+vg_ensure_image
+VHOSTD=$(realpath "$VHOSTD")
+
+NS=vhg-mig1-$$
+NS2=vhg-mig2-$$
+NS_MADE=0
+VHOSTD_PID=
+VG_DIR=$(mktemp -d /tmp/vhg-mig.XXXXXX)
+VLOG=$VG_DIR/vhostd1.log
+VLOG2=$VG_DIR/vhostd2.log
+VHOSTD2_PID=
+FAILS=0
+
+vg_precheck() {
+	vg_vhostd_alive || vg_die "vhostd1 (pid $VHOSTD_PID) has exited"
+	kill -0 "$VHOSTD2_PID" 2>/dev/null || vg_die "vhostd2 has exited"
+}
+mig_cleanup() {
+	local rc=$?
+	set +e
+	[ $rc != 0 ] && [ -s "$VLOG2" ] && { echo "---- vhostd2 log (tail) ----"; tail -n 20 "$VLOG2"; } >&2
+	ip netns del "$NS2" 2>/dev/null || true
+	(exit $rc)
+	vg_cleanup
+}
+trap mig_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- the two hosts -----------------------------------------------------
+
+ip netns add "$NS"
+NS_MADE=1
+ip netns add "$NS2"
+for n in "$NS" "$NS2"; do ip -n "$n" link set lo up; done
+ip -n "$NS" link add br1 type bridge
+ip -n "$NS2" link add br2 type bridge
+ip -n "$NS" link add v1 type veth peer name v2 netns "$NS2"
+ip -n "$NS" link set v1 master br1 up
+ip -n "$NS2" link set v2 master br2 up
+ip -n "$NS" addr add 198.18.0.1/24 dev br1
+ip -n "$NS" link set br1 up
+ip -n "$NS2" link set br2 up
+for t in qa qb; do
+	ip -n "$NS" tuntap add "$t" mode tap
+	ip -n "$NS" link set "$t" master br1 up
+done
+
+ip netns exec "$NS" "$VHOSTD" \
+	--port "vhost-user,path=$VG_DIR/p1a.sock,name=p1a" \
+	--port "vhost-user,path=$VG_DIR/p1b.sock,name=p1b" \
+	--port "tap,ifname=t1,name=t1" --ctl "$VG_DIR/ctl1.sock" \
+	</dev/null >"$VLOG" 2>&1 &
+VHOSTD_PID=$!
+ip netns exec "$NS2" "$VHOSTD" \
+	--port "vhost-user,path=$VG_DIR/p2a.sock,name=p2a" \
+	--port "tap,ifname=t2,name=t2" --ctl "$VG_DIR/ctl2.sock" \
+	</dev/null >"$VLOG2" 2>&1 &
+VHOSTD2_PID=$!
+VG_EXTRA_PIDS+=("$VHOSTD2_PID")
+have_link() { ip -n "$1" link show "$2" >/dev/null 2>&1; }
+vg_wait_for 10 "p1a.sock" test -S "$VG_DIR/p1a.sock"
+vg_wait_for 10 "p2a.sock" test -S "$VG_DIR/p2a.sock"
+vg_wait_for 10 "tap t1" have_link "$NS" t1
+vg_wait_for 10 "tap t2" have_link "$NS2" t2
+ip -n "$NS" link set t1 master br1 up
+ip -n "$NS2" link set t2 master br2 up
+
+head -c $((MIG_MB << 20)) /dev/urandom >"$VG_DIR/data"
+WANT=$(sha256sum "$VG_DIR/data" | cut -d' ' -f1)
+
+# ---- one migration -----------------------------------------------------
+
+# boot_at NAME WHERE [--incoming URI]: QEMU for the guest on WHERE (a
+#   socket path, or tap:IF)
+boot_at() {
+	local name=$1 where=$2 net
+	shift 2
+	case $where in
+	tap:*) net=(--tap "${where#tap:}") ;;
+	*) net=(--vhost "$where") ;;
+	esac
+	vg_boot "$name" --ip "$GUEST_IP/24" --mac "$GUEST_MAC" "${net[@]}" \
+		--netns "$NS" --qmp "$VG_DIR/$name.qmp" "$@"
+}
+
+# mig_status QMP: the migration's status on the source; its QMP answer
+#   is kept in $VG_DIR/query (for the downtime QEMU measured)
+mig_status() {
+	vg_qmp "$1" '{"execute":"query-migrate"}' >"$VG_DIR/query" || true
+	sed -n 's/.*"status": *"\([a-z-]*\)".*/\1/p' "$VG_DIR/query" |
+		tail -n 1
+}
+
+# gap_ms PINGLOG: the longest gap between two replies, in ms
+gap_ms() {
+	sed -n 's/^\[\([0-9.]*\)\] .*bytes from.*/\1/p' "$1" |
+		awk 'NR > 1 { g = ($1 - p) * 1000; if (g > m) m = g } { p = $1 }
+		     END { printf "%d\n", m }'
+}
+
+# migrate FROM TO WHERE: move the running guest FROM to a new QEMU TO on
+#   WHERE with a stream and pings through it; sets MIG_R to "ok GAP_MS LOST
+#   DOWNTIME_MS" (the last as QEMU counts the guest stopped) or "FAIL why" (in this shell: the new guest must be known to it)
+migrate() {
+	local from=$1 to=$2 where=$3 ppid spid st end got lost sent recv down
+	MIG_R=
+	vg_run "$from" 10 "rm -f /tmp/sum; (/bin/busybox nc -l -p 5001 | /bin/busybox sha256sum > /tmp/sum) > /dev/null 2>&1 &" >/dev/null ||
+		{ MIG_R="FAIL no listener"; return; }
+	ip netns exec "$NS" ping -D -i 0.01 -W 1 "$GUEST_IP" >"$VG_DIR/ping.log" 2>&1 &
+	ppid=$!
+	sleep 0.3
+	# Paced: 64 KiB every 20 ms, so the stream outlasts the move.
+	ip netns exec "$NS" bash -c "
+		for i in \$(seq 0 $((MIG_MB * 16 - 1))); do
+			dd if='$VG_DIR/data' bs=65536 skip=\$i count=1 status=none
+			sleep 0.02
+		done | timeout 120 socat -u - TCP:$GUEST_IP:5001,retry=50,interval=0.1" \
+		>"$VG_DIR/send.log" 2>&1 &
+	spid=$!
+	sleep 1.5
+	boot_at "$to" "$where" --incoming "unix:$VG_DIR/$to.mig"
+	vg_wait_for 20 "$to listening" test -S "$VG_DIR/$to.mig"
+	vg_qmp "$VG_DIR/$from.qmp" \
+		'{"execute":"migrate-set-parameters","arguments":{"max-bandwidth":1073741824}}' \
+		"{\"execute\":\"migrate\",\"arguments\":{\"uri\":\"unix:$VG_DIR/$to.mig\"}}" \
+		>"$VG_DIR/$from.migrate" || true
+	end=$((SECONDS + 60))
+	while :; do
+		st=$(mig_status "$VG_DIR/$from.qmp")
+		case $st in
+		completed) break ;;
+		failed|cancelled) break ;;
+		esac
+		[ $SECONDS -lt $end ] || { st="timeout ($st)"; break; }
+		sleep 0.2
+	done
+	down=$(sed -n 's/.*"downtime": *\([0-9]*\).*/\1/p' "$VG_DIR/query")
+	if [ "$st" != completed ]; then
+		kill "$ppid" "$spid" 2>/dev/null || true
+		wait "$ppid" "$spid" 2>/dev/null || true
+		MIG_R="FAIL migration $st: $(tail -n 3 "$VG_DIR/$to.qemu.err" | tr '\n' ' ')"
+		return
+	fi
+	vg_stop "$from"
+	# The stream ends, then the guest's sum.
+	wait "$spid" || { kill "$ppid" || true; wait "$ppid" 2>/dev/null || true
+		MIG_R="FAIL sender: $(tail -n 2 "$VG_DIR/send.log" | tr '\n' ' ')"; return; }
+	got=$(vg_run "$to" 60 'while [ ! -s /tmp/sum ]; do sleep 0.1; done; cat /tmp/sum') ||
+		{ kill "$ppid" || true; wait "$ppid" 2>/dev/null || true
+		  MIG_R="FAIL no sum from the guest"; return; }
+	got=${got%% *}
+	sleep 0.3
+	kill -INT "$ppid" 2>/dev/null; wait "$ppid" 2>/dev/null || true
+	sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$VG_DIR/ping.log")
+	recv=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$VG_DIR/ping.log")
+	lost=$(( ${sent:-0} - ${recv:-0} ))
+	if [ "$got" != "$WANT" ]; then
+		MIG_R="FAIL sha256 $got, sent $WANT"
+		return
+	fi
+	MIG_R="ok $(gap_ms "$VG_DIR/ping.log") $lost ${down:-0}"
+}
+
+# median N...: the median of integers
+median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# run_case CASE A B: boot on A, migrate MIG_RUNS times between A and B
+declare -A OUTAGE
+run_case() {
+	local c=$1 a=$2 b=$3 i name prev where ok=0 gaps=() losts=() downs=() r why=
+	prev=$c-0
+	boot_at "$prev" "$a"
+	vg_wait_ready "$prev" || { why="guest did not boot"; }
+	for i in $(seq 1 "$MIG_RUNS"); do
+		[ -z "$why" ] || break
+		name=$c-$i
+		where=$b
+		[ $((i % 2)) = 0 ] && where=$a
+		migrate "$prev" "$name" "$where"
+		r=$MIG_R
+		vg_log "$c run $i -> ${where##*/}: $r"
+		case $r in
+		ok*) ok=$((ok + 1)); set -- $r; gaps+=("$2"); losts+=("$3")
+		     downs+=("$4") ;;
+		*) why="run $i: ${r#FAIL }"; break ;;
+		esac
+		prev=$name
+	done
+	vg_stop_all
+	local med=- max=- lost=0 l down=-
+	if [ ${#gaps[@]} -gt 0 ]; then
+		med=$(median "${gaps[@]}")
+		down=$(median "${downs[@]}")
+		max=$(printf '%s\n' "${gaps[@]}" | sort -n | tail -n 1)
+		for l in "${losts[@]}"; do lost=$((lost + l)); done
+	fi
+	OUTAGE[$c]=$med
+	local detail="$ok/$MIG_RUNS migrations with sha256 intact, outage median $med ms (max $max; QEMU's downtime median $down ms), $lost pings lost"
+	local tname=guest-migrate-$c
+	if [ "$ok" = "$MIG_RUNS" ]; then
+		printf 'PASS %-22s %s\n' "$tname" "$detail"
+		[ -n "${TEST_RESULTS:-}" ] && echo "PASS $tname $detail" >>"$TEST_RESULTS"
+	else
+		FAILS=$((FAILS + 1))
+		printf 'FAIL %-22s %s; %s\n' "$tname" "$detail" "$why"
+		[ -n "${TEST_RESULTS:-}" ] && echo "FAIL $tname $detail; $why" >>"$TEST_RESULTS"
+	fi
+	return 0
+}
+
+for c in $MIG_CASES; do
+	case $c in
+	port) run_case port "$VG_DIR/p1a.sock" "$VG_DIR/p1b.sock" ;;
+	host) run_case host "$VG_DIR/p1a.sock" "$VG_DIR/p2a.sock" ;;
+	tap) run_case tap tap:qa tap:qb ;;
+	*) vg_die "unknown case $c" ;;
+	esac
+done
+echo "outage median (ms): port ${OUTAGE[port]:--}, host ${OUTAGE[host]:--}, QEMU virtio-net + TAP ${OUTAGE[tap]:--}"
+vg_vhostd_alive || { echo "FAIL vhostd1 exited"; FAILS=$((FAILS + 1)); }
+kill -0 "$VHOSTD2_PID" 2>/dev/null || { echo "FAIL vhostd2 exited"; FAILS=$((FAILS + 1)); }
+[ "$FAILS" = 0 ]
