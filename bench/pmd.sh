@@ -33,6 +33,10 @@
 # Usage: bench/pmd.sh [--reps N] [--seconds S] [--sizes "64 256 1514"]
 #                     [--rings "split packed"] [--queues "1 2"]
 #   BUILD=dir   vhostd build directory (default build-bench, built here)
+#   PEER=dir    another vhostd build (a directory with vhostd in it, made
+#               by the caller) takes testpmd's place as the reference:
+#               the same table, ratios this build / that one (an A/B of
+#               two commits with DPDK's driver)
 # Prints one RESULT line per sample, then medians and paired ratios
 # (vhostd sample / testpmd sample of the same repetition).  Not a test:
 # no thresholds.  Unix sockets only; kills only the PIDs it started.
@@ -64,6 +68,11 @@ command -v dpdk-testpmd >/dev/null ||
 make -s -C "$ROOT" O="$BUILD" "$BUILD/vhostd" "$BUILD/vhostctl" >&2 || exit 2
 VHOSTD=$BUILD/vhostd
 VHOSTCTL=$BUILD/vhostctl
+REF=testpmd
+if [ -n "${PEER:-}" ]; then
+	[ -x "$PEER/vhostd" ] || { echo "pmd.sh: no $PEER/vhostd" >&2; exit 2; }
+	REF=peer
+fi
 
 TMP=$(mktemp -d /tmp/vhostd-pmd.XXXXXX)
 BE_PID=
@@ -87,8 +96,10 @@ trap 'exit 130' INT TERM
 start_backend() {
 	rm -f "$TMP/A.sock" "$TMP/B.sock"
 	case "$1" in
-	vhostd-w1)
-		taskset -c 1 "$VHOSTD" --workers 1 \
+	vhostd-w1|peer)
+		local bin=$VHOSTD
+		[ "$1" = peer ] && bin=$PEER/vhostd
+		taskset -c 1 "$bin" --workers 1 \
 			--port "vhost-user,path=$TMP/A.sock,queues=$2" \
 			--port "vhost-user,path=$TMP/B.sock,queues=$2" \
 			--ctl "$TMP/ctl.sock" >"$TMP/be.log" 2>&1 &
@@ -120,7 +131,7 @@ start_backend() {
 		"$TMP/A.sock" "$TMP/B.sock" || return 1
 	# vhostd-w1: only the worker stays on CPU 1 (the main thread
 	# answers vhost-user messages, like DPDK's control threads on 0).
-	[ "$1" = vhostd-w1 ] && taskset -p -c 0 "$BE_PID" >/dev/null
+	case $1 in vhostd-w1|peer) taskset -p -c 0 "$BE_PID" >/dev/null ;; esac
 	return 0
 }
 
@@ -136,7 +147,7 @@ backend_ready() {
 	local i
 	for i in $(seq 100); do
 		case "$1" in
-		vhostd-*)
+		vhostd-*|peer)
 			[ "$("$VHOSTCTL" --ctl "$TMP/ctl.sock" ports 2>/dev/null |
 			     jq "[.ports[] | select(.up)] | length")" = 2 ] &&
 				return 0 ;;
@@ -154,7 +165,7 @@ backend_ready() {
 #   its exit)
 backend_drops() {
 	case "$1" in
-	vhostd-*)
+	vhostd-*|peer)
 		"$VHOSTCTL" --ctl "$TMP/ctl.sock" ports |
 			jq '[.ports[] | .drops[]] | add' ;;
 	testpmd)
@@ -175,7 +186,7 @@ backend_drops() {
 #   A.sock (hex), as it reports them
 backend_features() {
 	case "$1" in
-	vhostd-*)
+	vhostd-*|peer)
 		"$VHOSTCTL" --ctl "$TMP/ctl.sock" ports |
 			jq -r '.ports[0].negotiated.features' ;;
 	testpmd)
@@ -238,8 +249,8 @@ RAW=$TMP/raw
 for rep in $(seq "$REPS"); do
 	for ring in $RINGS; do
 		for q in $QUEUES; do
-			bes="vhostd-w1 testpmd"
-			[ "$q" -gt 1 ] && bes="vhostd-w1 vhostd-w2 testpmd"
+			bes="vhostd-w1 $REF"
+			[ "$q" -gt 1 ] && bes="vhostd-w1 vhostd-w2 $REF"
 			# rotate the order per repetition
 			set -- $bes
 			for _ in $(seq $((rep % $#))); do
@@ -261,8 +272,9 @@ for rep in $(seq "$REPS"); do
 	done
 done
 
-# Medians per point and back end, then paired ratios vhostd / testpmd.
-awk '
+# Medians per point and back end, then paired ratios vhostd / testpmd
+# (or / the peer build).
+awk -v ref="$REF" '
 function med(list,   n, a, i, j, t) {
 	n = split(list, a, " ")
 	if (!n) return ""
@@ -284,23 +296,23 @@ function med(list,   n, a, i, j, t) {
 	# with 2 queues testpmd also offers CTRL_RX, bit 18, which needs a
 	# control queue neither side uses here).
 	ft = sprintf("%s", f["features"])
-	feats[pt, (f["be"] == "testpmd" ? "t" : "v")] = ft
+	feats[pt, (f["be"] == ref ? "t" : "v")] = ft
 }
 END {
 	if (lossy)
 		printf "\n%d sample(s) left out: the back end dropped frames\n", lossy
-	printf "\n| point | testpmd Mpps | vhostd-w1 Mpps | w1 / testpmd | vhostd-w2 Mpps | w2 / testpmd |\n"
+	printf "\n| point | %s Mpps | vhostd-w1 Mpps | w1 / %s | vhostd-w2 Mpps | w2 / %s |\n", ref, ref, ref
 	printf "|---|---:|---:|---:|---:|---:|\n"
 	for (k = 1; k <= np; k++) {
 		pt = order[k]
-		line = sprintf("| %s | %s", pt, med(v[pt, "testpmd"]))
+		line = sprintf("| %s | %s", pt, med(v[pt, ref]))
 		split("vhostd-w1 vhostd-w2", bes, " ")
 		for (b = 1; b <= 2; b++) {
 			be = bes[b]; r = ""
 			for (rp in reps)
-				if ((pt, be, rp) in s && (pt, "testpmd", rp) in s &&
-				    s[pt, "testpmd", rp] > 0)
-					r = r " " s[pt, be, rp] / s[pt, "testpmd", rp]
+				if ((pt, be, rp) in s && (pt, ref, rp) in s &&
+				    s[pt, ref, rp] > 0)
+					r = r " " s[pt, be, rp] / s[pt, ref, rp]
 			line = line sprintf(" | %s | %s", med(v[pt, be]),
 				r == "" ? "" : sprintf("%.3f", med(r)))
 		}
@@ -310,7 +322,7 @@ END {
 		pt = order[k]
 		if (!((pt, "t") in feats) || !((pt, "v") in feats))
 			continue
-		printf "%s features: testpmd %s, vhostd %s\n", pt,
+		printf "%s features: %s %s, vhostd %s\n", pt, ref,
 			feats[pt, "t"], feats[pt, "v"]
 	}
 }' "$RAW"
