@@ -17,6 +17,9 @@
 #   port  p1a.sock <-> p1b.sock (one vhostd)  vhostd1's FDB
 #   host  p1a.sock <-> p2a.sock (vhostd1, 2)  vhostd2, br2, br1 (via v2/v1)
 #   tap   qa <-> qb (no vhostd)               br1
+#   rarp  as host, the NIC without GUEST_ANNOUNCE: QEMU sends SEND_RARP
+#         and vhostd2 (or 1) injects the RARP (otherwise the guest
+#         announces itself)
 #
 # The guest (198.18.0.2) boots once per case; then MIG_RUNS times: it
 # listens (nc | sha256sum), br1's side sends MIG_MB MiB of random data,
@@ -28,7 +31,7 @@
 # reported per case next to the "tap" case's, measured in the same run.
 #
 # Environment: VHOSTD (default build/vhostd), MIG_RUNS (2; 20 on demand),
-# MIG_MB (16), MIG_CASES ("port host tap"), KEEP=1.  With $TEST_RESULTS
+# MIG_MB (16), MIG_CASES ("port host rarp tap"), KEEP=1.  With $TEST_RESULTS
 # set, one PASS/FAIL line per case.  Root; everything in the two netns.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,7 +41,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 VHOSTD=${VHOSTD:-$ROOT/build/vhostd}
 MIG_RUNS=${MIG_RUNS:-2}
 MIG_MB=${MIG_MB:-16}
-MIG_CASES=${MIG_CASES:-port host tap}
+MIG_CASES=${MIG_CASES:-port host rarp tap}
 GUEST_IP=198.18.0.2
 GUEST_MAC=52:54:00:18:00:02
 
@@ -259,11 +262,22 @@ for c in $MIG_CASES; do
 	case $c in
 	port) run_case port "$VG_DIR/p1a.sock" "$VG_DIR/p1b.sock" ;;
 	host) run_case host "$VG_DIR/p1a.sock" "$VG_DIR/p2a.sock" ;;
+	rarp)
+		VG_NIC_OPTS=guest_announce=off${VG_NIC_OPTS:+,$VG_NIC_OPTS} \
+			run_case rarp "$VG_DIR/p1a.sock" "$VG_DIR/p2a.sock"
+		# QEMU asked for the RARP (the guest could not announce)
+		grep -q 'SEND_RARP' "$VLOG" "$VLOG2" || {
+			echo "FAIL guest-migrate-rarp: no SEND_RARP reached vhostd"
+			[ -n "${TEST_RESULTS:-}" ] &&
+				echo "FAIL guest-migrate-rarp-sent no SEND_RARP reached vhostd" >>"$TEST_RESULTS"
+			FAILS=$((FAILS + 1))
+		}
+		;;
 	tap) run_case tap tap:qa tap:qb ;;
 	*) vg_die "unknown case $c" ;;
 	esac
 done
-echo "outage median (ms): port ${OUTAGE[port]:--}, host ${OUTAGE[host]:--}, QEMU virtio-net + TAP ${OUTAGE[tap]:--}"
+echo "outage median (ms): port ${OUTAGE[port]:--}, host ${OUTAGE[host]:--}, rarp ${OUTAGE[rarp]:--}, QEMU virtio-net + TAP ${OUTAGE[tap]:--}"
 vg_vhostd_alive || { echo "FAIL vhostd1 exited"; FAILS=$((FAILS + 1)); }
 kill -0 "$VHOSTD2_PID" 2>/dev/null || { echo "FAIL vhostd2 exited"; FAILS=$((FAILS + 1)); }
 [ "$FAILS" = 0 ]
