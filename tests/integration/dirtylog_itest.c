@@ -40,10 +40,10 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include "../../vdrv/vdrv.h"
 #include "../../vdrv/vdrv_pkt.h"
+#include "ctl_stats.h"
 
 #define DL_ROUNDS	40
 #define DL_TX		8	/* A -> B per round */
@@ -99,22 +99,11 @@ static void dl_sleep_ms(unsigned int ms)
 static unsigned long long dl_ctr(const char *port, const char *key)
 {
 	static char buf[1 << 16];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char name[64], *s;
-	size_t len = 0;
-	ssize_t r;
-	int fd;
+	ssize_t len = ctl_stats(dl_ctl, buf, sizeof(buf));
 
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", dl_ctl);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    write(fd, "stats\n", 6) != 6)
-		dl_fatal("ctl %s: %s", dl_ctl, strerror(errno));
-	while (len < sizeof(buf) - 1 &&
-	       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)r;
-	close(fd);
-	buf[len] = '\0';
+	if (len < 0)
+		dl_fatal("ctl %s: %s", dl_ctl, strerror((int)-len));
 	snprintf(name, sizeof(name), "\"name\":\"%s\"", port);
 	s = strstr(buf, name);
 	if (s)

@@ -69,6 +69,7 @@
 
 #include "../../vdrv/vdrv.h"
 #include "../../vdrv/vdrv_pkt.h"
+#include "ctl_stats.h"
 
 #define TD_GUESTS	4
 #define TD_N		64	/* frames per unicast case */
@@ -162,23 +163,12 @@ static unsigned long long td_ctr_at(const char *port, const char *at,
 				    const char *key)
 {
 	static char buf[1 << 16];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	ssize_t len = ctl_stats(td_ctl, buf, sizeof(buf));
 	char name[64];
-	size_t len = 0;
-	ssize_t r;
 	char *s;
-	int fd;
 
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", td_ctl);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    write(fd, "stats\n", 6) != 6)
-		td_fatal("ctl %s: %s", td_ctl, strerror(errno));
-	while (len < sizeof(buf) - 1 &&
-	       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)r;
-	close(fd);
-	buf[len] = '\0';
+	if (len < 0)
+		td_fatal("ctl %s: %s", td_ctl, strerror((int)-len));
 	snprintf(name, sizeof(name), "\"name\":\"%s\"", port);
 	s = strstr(buf, name);
 	if (s && at)

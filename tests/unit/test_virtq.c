@@ -740,18 +740,10 @@ static void test_enable_notify(void **state)
 
 static struct arena_log al;
 
-/**
- * log_snap() - the driver has written: copy memory, clear the log, log on
- *
- * The used ring is logged at its own guest address, as QEMU sets
- * log_guest_addr.
- */
+/* The driver has written: copy memory, clear the log, log on. */
 static void log_snap(void)
 {
-	arena_log_snap(&al, d.arena);
-	d.vq.log = &al.log;
-	d.vq.log_used = true;
-	d.vq.log_addr = GPA_BASE + USED_OFF;
+	arena_log_on(&al, d.arena, &d.vq, GPA_BASE + USED_OFF);
 }
 
 /* The migration's differential check, one ring operation at a time: the
@@ -775,10 +767,7 @@ static void test_dirty_log(void **state)
 			drv_add((uint16_t)(i % 512), in, 1);
 			log_snap();
 			assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
-			memset(e.iov[0].iov_base, (int)i + 1, 3000);
-			virtq_log_elem(&d.vq, &e, 3000);
-			virtq_push(&d.vq, e.head, 3000);
-			virtq_flush(&d.vq);
+			arena_rx_one(&d.vq, &e, (int)i + 1, 3000);
 			assert_true(arena_log_marked(&al) >= 3);
 			assert_int_equal(arena_log_unmarked(&al, d.arena), 0);
 		}

@@ -768,18 +768,10 @@ static void test_enable_notify(void **state)
 
 static struct arena_log al;
 
-/**
- * log_snap() - the driver has written: copy memory, clear the log, log on
- *
- * The device area is logged at its own guest address (log_guest_addr,
- * as QEMU gives it for a packed ring), the descriptor ring where it is.
- */
+/* The driver has written: copy memory, clear the log, log on. */
 static void log_snap(void)
 {
-	arena_log_snap(&al, d.arena);
-	d.vq.log = &al.log;
-	d.vq.log_used = true;
-	d.vq.log_addr = GPA_BASE + DEV_OFF;
+	arena_log_on(&al, d.arena, &d.vq, GPA_BASE + DEV_OFF);
 }
 
 /* The differential check of test_virtq.c's test_dirty_log() over a packed
@@ -806,10 +798,7 @@ static void test_dirty_log(void **state)
 			drv_add(in, 1, (uint16_t)(i % 300));
 			log_snap();
 			assert_int_equal(virtq_pop(&d.vq, &e), VIRTQ_POP_OK);
-			memset(e.iov[0].iov_base, (int)i + 1, 3000);
-			virtq_log_elem(&d.vq, &e, 3000);
-			virtq_push(&d.vq, e.head, 3000);
-			virtq_flush(&d.vq);
+			arena_rx_one(&d.vq, &e, (int)i + 1, 3000);
 			assert_int_equal(arena_log_unmarked(&al, d.arena), 0);
 			assert_true(drv_get_used(&id, &len, 1));
 		}

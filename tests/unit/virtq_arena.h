@@ -15,6 +15,7 @@
 
 #include "../../src/vhost/dirty_log.h"
 #include "../../src/vhost/guest_mem.h"
+#include "../../src/vhost/virtq.h"
 
 #define ARENA_SIZE	0x40000
 #define GPA_BASE	0x100000ull
@@ -79,6 +80,38 @@ static inline void arena_log_snap(struct arena_log *al, const uint8_t *arena)
 	al->log.size = sizeof(al->bits);
 	memset(al->bits, 0, sizeof(al->bits));
 	memcpy(al->shadow, arena, ARENA_SIZE);
+}
+
+/**
+ * arena_log_on() - arena_log_snap(), then @vq logs into @al
+ * @al:		log and shadow
+ * @arena:	guest memory
+ * @vq:		queue under test
+ * @log_addr:	its used ring's (packed: device area's) log_guest_addr
+ */
+static inline void arena_log_on(struct arena_log *al, const uint8_t *arena,
+				struct virtq *vq, uint64_t log_addr)
+{
+	arena_log_snap(al, arena);
+	vq->log = &al->log;
+	vq->log_used = true;
+	vq->log_addr = log_addr;
+}
+
+/**
+ * arena_rx_one() - a device's work on one RX chain: write, mark, return
+ * @vq:		queue
+ * @e:		popped chain, one writable segment of at least @len bytes
+ * @byte:	what to fill it with
+ * @len:	bytes
+ */
+static inline void arena_rx_one(struct virtq *vq, const struct virtq_elem *e,
+				int byte, uint32_t len)
+{
+	memset(e->iov[0].iov_base, byte, len);
+	virtq_log_elem(vq, e, len);
+	virtq_push(vq, e->head, len);
+	virtq_flush(vq);
 }
 
 /**

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "../ctl_stats.h"
 #include "vdrv_itest.h"
 
 #define IT_CTL_REPLY_MAX	(1U << 20)
@@ -432,30 +433,21 @@ void it_close_all(void)
 static void it_ctl_line(const char *port, char *line, size_t cap)
 {
 	static char buf[IT_CTL_REPLY_MAX];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *ctl = getenv("VDRV_ITEST_CTL");
 	char name[64];
-	size_t len = 0, n;
-	ssize_t r;
+	ssize_t len;
+	size_t n;
 	char *s, *e;
-	int fd;
 
-	if (!ctl || strlen(ctl) >= sizeof(sa.sun_path))
+	if (!ctl)
 		it_fail("counters: set VDRV_ITEST_CTL to vhostd's ctl socket");
-	memcpy(sa.sun_path, ctl, strlen(ctl) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    write(fd, "stats\n", 6) != 6)
-		it_fail("ctl %s: %s", ctl, strerror(errno));
-	while (len < sizeof(buf) - 1 &&
-	       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)r;
-	close(fd);
-	buf[len] = '\0';
+	len = ctl_stats(ctl, buf, sizeof(buf));
+	if (len < 0)
+		it_fail("ctl %s: %s", ctl, strerror((int)-len));
 	snprintf(name, sizeof(name), "\"name\":\"%s\"", port);
 	s = strstr(buf, name);
 	if (!s)
-		it_fail("ctl: no port %s in stats (%zu bytes)", port, len);
+		it_fail("ctl: no port %s in stats (%zd bytes)", port, len);
 	while (s > buf && s[-1] != '\n')
 		s--;
 	e = strchrnul(s, '\n');
