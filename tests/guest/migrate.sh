@@ -279,5 +279,12 @@ for c in $MIG_CASES; do
 done
 echo "outage median (ms): port ${OUTAGE[port]:--}, host ${OUTAGE[host]:--}, rarp ${OUTAGE[rarp]:--}, QEMU virtio-net + TAP ${OUTAGE[tap]:--}"
 vg_vhostd_alive || { echo "FAIL vhostd1 exited"; FAILS=$((FAILS + 1)); }
+# An ASan/UBSan build reports into its log and may carry on.
+if grep -qE 'ERROR: AddressSanitizer|runtime error:' "$VLOG" "$VLOG2"; then
+	echo "FAIL sanitizer: $(grep -hm1 -E 'ERROR: AddressSanitizer|runtime error:' "$VLOG" "$VLOG2")"
+	[ -n "${TEST_RESULTS:-}" ] &&
+		echo "FAIL guest-migrate-sanitizer a vhostd reported a sanitizer error" >>"$TEST_RESULTS"
+	FAILS=$((FAILS + 1))
+fi
 kill -0 "$VHOSTD2_PID" 2>/dev/null || { echo "FAIL vhostd2 exited"; FAILS=$((FAILS + 1)); }
 [ "$FAILS" = 0 ]
