@@ -45,9 +45,9 @@
 #include "../../vdrv/vdrv_pkt.h"
 #include "ctl_stats.h"
 
-#define DL_ROUNDS	40
+#define DL_ROUNDS	40u
 #define DL_TX		8	/* A -> B per round */
-#define DL_FROM_B	16	/* B -> A per round */
+#define DL_FROM_B	16u	/* B -> A per round */
 #define DL_FROM_TAP	12	/* kernel -> A per round, over the TAP */
 #define DL_MTU		1000	/* A's; a third of the TAP frames exceed it */
 #define DL_WAIT_MS	10000
