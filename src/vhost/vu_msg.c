@@ -92,10 +92,9 @@ static int vu_msg_get_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 static int vu_msg_set_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 			       uint32_t *rsize)
 {
+	bool was_logging = dev->features & VU_F_LOG_ALL;
 	uint64_t f = msg->u64;
 	unsigned int i;
-
-	bool was_logging = dev->features & VU_F_LOG_ALL;
 
 	/* Acking what we never offered is a bug or an attack; refuse
 	 * rather than run with semantics we do not have.
@@ -103,10 +102,6 @@ static int vu_msg_set_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 	if (f & ~(dev->features_offered | VU_F_PROTOCOL_FEATURES |
 		  VU_F_LOG_ALL))
 		return -EINVAL;
-	/* QEMU turns logging on and off with this message while the rings
-	 * run (the rest of the word unchanged): nothing below stops them.
-	 */
-	dev->features = f;
 	for (i = 0; i < VU_MAX_QUEUES; i++) {
 		struct vu_queue *q = &dev->q[i];
 		bool packed = f & (1ull << VIRTIO_F_RING_PACKED);
@@ -123,7 +118,12 @@ static int vu_msg_set_features(struct vu_dev *dev, struct vhost_user_msg *msg,
 		q->vq.indirect = f & (1ull << VIRTIO_RING_F_INDIRECT_DESC);
 		vlock_unlock(&q->lock);
 	}
+	/* QEMU turns logging on and off with this message while the rings
+	 * run (the rest of the word unchanged): nothing here stops them,
+	 * and workers read the features under their queue's lock.
+	 */
 	vu_dev_lock_all(dev);
+	dev->features = f;
 	vu_dev_log_apply(dev);
 	vu_dev_unlock_all(dev);
 	if (was_logging != !!(f & VU_F_LOG_ALL))
@@ -772,7 +772,9 @@ static int vu_msg_set_log_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 			 (unsigned long long)lg->mmap_size,
 			 (unsigned long long)lg->mmap_offset,
 			 rc == -EINVAL ? "bad size, or not a file on tmpfs "
-			 "or hugetlbfs at least that long" : strerror(-rc));
+			 "or hugetlbfs at least that long" :
+			 rc == -EPERM ? "not sealed against shrinking "
+			 "(F_SEAL_SHRINK)" : strerror(-rc));
 		return rc;
 	}
 	need = dirty_log_need(&dev->mem);
