@@ -338,10 +338,11 @@ int vdrv_wait_hangup(struct vdrv_dev *d, int timeout_ms);
  *			  must refuse it (over its max-mem) and keep the
  *			  table it had
  * @VDRV_EVIL_LOG_SHRINK: a dirty log (LOG_SHMFD, asked for in the
- *			  options) not sealed, logging on, then the log's
- *			  file truncated to 0 and a TX frame sent: the back
- *			  end's mark of its used entry raises SIGBUS there,
- *			  which must cost this connection only
+ *			  options) not sealed against shrinking: the back
+ *			  end refuses it (and drops us), or takes it, and
+ *			  then the log's file is truncated to 0 and a TX
+ *			  frame sent: its mark of the used entry raises
+ *			  SIGBUS there, which must cost this connection only
  * @VDRV_EVIL_COUNT:	  number of kinds
  */
 enum vdrv_evil {

@@ -208,11 +208,13 @@ int vdrv_log_start(struct vdrv_dev *d)
  *			    truncated to nothing and a TX frame sent
  * @d:		device, LOG_SHMFD negotiated
  *
- * The back end's next mark (the TX used ring's) touches a page that is no
- * longer there: SIGBUS in the back end, which must cost this connection
- * only (vdrv_evil(), VDRV_EVIL_LOG_SHRINK).
+ * A back end may refuse the log (vhostd does: it takes only logs sealed
+ * against shrinking) and drop us then.  One that takes it meets, at its
+ * next mark (the TX used ring's), a page that is no longer there: SIGBUS
+ * in the back end, which must cost this connection only (vdrv_evil(),
+ * VDRV_EVIL_LOG_SHRINK).
  *
- * Return: 0, or -errno
+ * Return: 0 (refused and dropped, or the frame sent), or -errno
  */
 int vdrv_log_evil_shrink(struct vdrv_dev *d)
 {
@@ -220,6 +222,8 @@ int vdrv_log_evil_shrink(struct vdrv_dev *d)
 					0x02, 0xee, 0, 0, 0, 0x01 };
 	int ret = vdrv_log_share(d, false);
 
+	if (ret && d->conn.hung_up)
+		return 0;	/* refused: the connection is going */
 	if (ret)
 		return ret;
 	munmap(d->log, d->log_len);	/* ours would fault as well */

@@ -3,12 +3,12 @@
  *
  * DOC: Theory of Operation
  *
- * The log is the front end's file, like guest memory, and gets the same
+ * The log is the front end's file, like guest memory, and gets more
  * care: only a regular file on tmpfs or hugetlbfs (guest_mem_page()), at
- * least as long as the part we map, mapped shared and registered with
- * guest_fault.c, so that a front end shrinking it afterwards costs its
- * own connection (a zero page over the lost one, the device broken), not
- * vhostd.
+ * least as long as the part we map, and sealed against shrinking
+ * (F_SEAL_SHRINK, which QEMU's log always is), so no page of it can
+ * vanish under a mark; mapped shared and registered with guest_fault.c
+ * all the same.
  *
  * Marking is one atomic OR per page touched, with release order: the
  * stores into guest memory it stands for are visible before the bit is.
@@ -16,6 +16,7 @@
  * frame's buffer one or two.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -33,17 +34,18 @@
  * @owner:	guest_fault.c's context for a page of it vanishing
  *
  * Return: 0, -EINVAL (empty or too large, not a file on tmpfs or
- *	   hugetlbfs, shorter than @offset + @size), -ENOSPC (fault registry
- *	   full), or mmap's -errno
+ *	   hugetlbfs, shorter than @offset + @size), -EPERM (not sealed
+ *	   with F_SEAL_SHRINK), -ENOSPC (fault registry full), or mmap's
+ *	   -errno
  */
 int dirty_log_map(struct dirty_log *l, int fd, uint64_t size, uint64_t offset,
 		  void *owner)
 {
 	uint64_t off, len;
 	struct stat st;
+	int rc, seals;
 	size_t page;
 	void *p;
-	int rc;
 
 	memset(l, 0, sizeof(*l));
 	if (!size || size > DIRTY_LOG_MAX || offset > (uint64_t)INT64_MAX - size)
@@ -56,6 +58,13 @@ int dirty_log_map(struct dirty_log *l, int fd, uint64_t size, uint64_t offset,
 	page = guest_mem_page(fd, &st);
 	if (!page)
 		return -EINVAL;
+	/* Sealed against shrinking, as QEMU seals its log: every worker
+	 * marks it, and a page of it vanishing would raise SIGBUS inside
+	 * whatever atomic the mark is (a sanitizer's runtime included).
+	 */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return -EPERM;
 	off = offset & ~(uint64_t)(page - 1);
 	len = (offset + size - off + page - 1) & ~(uint64_t)(page - 1);
 

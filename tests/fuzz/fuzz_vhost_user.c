@@ -18,6 +18,7 @@
  * FZ_DEBUG=1 in the environment shows the device's log lines.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -146,9 +147,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (memfd < 0) {
 		log_set_level(getenv("FZ_DEBUG") ? LOG_LVL_DEBUG : LOG_LVL_ERR);
-		memfd = memfd_create("fuzz_guest", MFD_CLOEXEC);
+		memfd = memfd_create("fuzz_guest",
+				     MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (memfd < 0 || evfd < 0 || ftruncate(memfd, MEMFD_SIZE))
+		/* Sealed against shrinking: it can serve as a dirty log. */
+		if (memfd < 0 || evfd < 0 || ftruncate(memfd, MEMFD_SIZE) ||
+		    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW))
 			__builtin_trap();
 	}
 	/* Guest memory contents: the input, repeated. */
