@@ -31,7 +31,7 @@
 #   storm-bystander  D (vu3) joins, all on one worker: rounds alternate C
 #                flooding D's MAC (ordinary) and C's storm; A<->B's
 #                round-trip p99 under the storm (median of 5 rounds) within
-#                2x of the ordinary flood's, or under 1 ms
+#                2x of the ordinary flood's, or under 5 ms
 #   conf-l2      bad mac=, max-macs=, flood-rate= values and two ports
 #                locked to one MAC are refused with exit 2
 #
