@@ -50,8 +50,9 @@ struct dirty_log {
 /*
  * dirty_log_map()	map @size bytes at @offset of the front end's file
  *			@fd (tmpfs or hugetlbfs, at least that long, as guest
- *			memory must be), registered with guest_fault.c for
- *			@owner.  -EINVAL for a bad size or file.
+ *			memory must be, and sealed with F_SEAL_SHRINK),
+ *			registered with guest_fault.c for @owner.  -EINVAL
+ *			for a bad size or file, -EPERM if not sealed.
  * dirty_log_unmap()	unmap; the struct is empty afterwards.
  * dirty_log_need()	bytes a log must have to cover every page of @m.
  * dirty_log_gpa()	mark the pages of [@gpa, @gpa + @len).

@@ -430,31 +430,45 @@ void *guest_mem_gpa(const struct guest_mem *m, uint64_t gpa, uint64_t len)
 }
 
 /**
+ * guest_mem_find_uva() - region holding front end virtual address @uva
+ * @m:		table
+ * @uva:	address
+ *
+ * Linear scan (regions are sorted by gpa, not uva): rings are mapped
+ * rarely, never per packet.
+ *
+ * Return: region, or NULL if no region holds @uva
+ */
+static const struct guest_mem_region *
+guest_mem_find_uva(const struct guest_mem *m, uint64_t uva)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nregions; i++)
+		if (uva >= m->r[i].uva && uva - m->r[i].uva < m->r[i].size)
+			return &m->r[i];
+	return NULL;
+}
+
+/**
  * guest_mem_uva() - translate a front end virtual range to a host pointer
  * @m:		table
  * @uva:	first byte (a QEMU address, as in SET_VRING_ADDR)
  * @len:	bytes that must be accessible (0 is treated as 1)
  *
- * Linear scan: this runs when a ring is mapped, never per packet.
- *
  * Return: pointer, or NULL unless the whole range lies in one region
  */
 void *guest_mem_uva(const struct guest_mem *m, uint64_t uva, uint64_t len)
 {
-	unsigned int i;
+	const struct guest_mem_region *r = guest_mem_find_uva(m, uva);
+	uint64_t off;
 
-	for (i = 0; i < m->nregions; i++) {
-		const struct guest_mem_region *r = &m->r[i];
-		uint64_t off;
-
-		if (uva < r->uva || uva - r->uva >= r->size)
-			continue;
-		off = uva - r->uva;
-		if (len > r->size - off)
-			return NULL;
-		return r->hva + off;
-	}
-	return NULL;
+	if (!r)
+		return NULL;
+	off = uva - r->uva;
+	if (len > r->size - off)
+		return NULL;
+	return r->hva + off;
 }
 
 /**
@@ -556,24 +570,18 @@ int guest_mem_iov_find(const struct guest_mem *m, unsigned int *hint,
  * @gpa:	out: its guest physical address
  *
  * For the dirty log, which is indexed by guest physical address while
- * rings are given as front end addresses.  Linear scan: rings are mapped
- * rarely.
+ * rings are given as front end addresses.
  *
  * Return: 0, or -EFAULT if no region holds @uva
  */
 int guest_mem_uva_gpa(const struct guest_mem *m, uint64_t uva, uint64_t *gpa)
 {
-	unsigned int i;
+	const struct guest_mem_region *r = guest_mem_find_uva(m, uva);
 
-	for (i = 0; i < m->nregions; i++) {
-		const struct guest_mem_region *r = &m->r[i];
-
-		if (uva >= r->uva && uva - r->uva < r->size) {
-			*gpa = r->gpa + (uva - r->uva);
-			return 0;
-		}
-	}
-	return -EFAULT;
+	if (!r)
+		return -EFAULT;
+	*gpa = r->gpa + (uva - r->uva);
+	return 0;
 }
 
 /**

@@ -318,19 +318,42 @@ static void vu_dev_signal_err(struct vu_dev *dev)
  */
 void vu_dev_reset(struct vu_dev *dev)
 {
-	struct dirty_log old;
+	static const struct dirty_log none;
 
 	vu_dev_reset_queues(dev);
 	vu_dev_lock_all(dev);
 	guest_mem_clear(&dev->mem);
 	dev->mtu = 0;
 	dev->features = 0;
+	vu_dev_unlock_all(dev);
+	vu_dev_log_replace(dev, &none);
+	dev->owner = false;
+}
+
+/**
+ * vu_dev_log_replace() - install a new dirty log, unmap the old one
+ * @dev:	device, no queue lock held
+ * @nl:		the new log (mapped, or empty for none); copied
+ *
+ * Swapped under every queue lock, so that no worker marks the old log
+ * once it is unmapped.
+ */
+void vu_dev_log_replace(struct vu_dev *dev, const struct dirty_log *nl)
+{
+	struct dirty_log old;
+
+	vu_dev_lock_all(dev);
 	old = dev->dlog;
-	memset(&dev->dlog, 0, sizeof(dev->dlog));
+	dev->dlog = *nl;
 	vu_dev_log_apply(dev);
 	vu_dev_unlock_all(dev);
+	/* Marks that missed the old log were the front end's own doing
+	 * (a ring's log address outside it): said once per log.
+	 */
+	if (old.missed)
+		src_warn(dev->log, "%s: %llu dirty log marks fell outside the "
+			 "log", dev->name, (unsigned long long)old.missed);
 	dirty_log_unmap(&old);
-	dev->owner = false;
 }
 
 /**

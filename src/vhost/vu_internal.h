@@ -38,6 +38,7 @@ void vu_dev_mem_changed(struct vu_dev *dev, unsigned int *lost) NO_TSA;
 void vu_dev_mem_finish(struct vu_dev *dev, unsigned int lost);
 void vu_dev_reset(struct vu_dev *dev);
 void vu_dev_log_apply(struct vu_dev *dev) NO_TSA;
+void vu_dev_log_replace(struct vu_dev *dev, const struct dirty_log *nl);
 
 /* vu_msg.c: request handlers (kernel-doc there) */
 int vu_msg_apply(struct vu_dev *dev, struct vhost_user_msg *msg,

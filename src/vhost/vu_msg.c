@@ -757,7 +757,7 @@ static int vu_msg_set_log_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 			       uint32_t *rsize)
 {
 	const struct vhost_user_log *lg = &msg->log;
-	struct dirty_log nl, old;
+	struct dirty_log nl;
 	uint64_t need;
 	int rc;
 
@@ -786,18 +786,7 @@ static int vu_msg_set_log_base(struct vu_dev *dev, struct vhost_user_msg *msg,
 		dirty_log_unmap(&nl);
 		return -EINVAL;
 	}
-	vu_dev_lock_all(dev);
-	old = dev->dlog;
-	dev->dlog = nl;
-	vu_dev_log_apply(dev);
-	vu_dev_unlock_all(dev);
-	/* Marks that missed the old log were the front end's own doing
-	 * (a ring's log address outside it): said once per log.
-	 */
-	if (old.missed)
-		src_warn(dev->log, "%s: %llu dirty log marks fell outside the "
-			 "log", dev->name, (unsigned long long)old.missed);
-	dirty_log_unmap(&old);
+	vu_dev_log_replace(dev, &nl);
 	src_debug(dev->log, "%s: dirty log of %llu bytes", dev->name,
 		  (unsigned long long)nl.size);
 	*rsize = 0;
