@@ -43,6 +43,10 @@ static const struct vhostctl_cmd vhostctl_cmds[] = {
 	{ "metrics",	NULL,	"counters in Prometheus text format" },
 	{ "port add",	"SPEC",	"add a port, SPEC as for vhostd --port" },
 	{ "port del",	"NAME",	"remove a port, with its MACs and counters" },
+	{ "vxlan fdb",	"NAME",	"a vxlan port's VTEPs and MAC -> VTEP entries (JSON)" },
+	{ "vxlan add",	"NAME,mac=MAC,vtep=IP",
+	  "a static MAC -> VTEP entry on a vxlan port" },
+	{ "vxlan del",	"NAME,mac=MAC", "remove a MAC's entry from a vxlan port" },
 	{ "help",	NULL,	"the daemon's own command list" },
 };
 
@@ -64,12 +68,16 @@ static void vhostctl_usage(FILE *f)
 		"\n"
 		"Commands:\n", VHOSTCTL_DEFAULT_PATH);
 	for (i = 0; i < sizeof(vhostctl_cmds) / sizeof(vhostctl_cmds[0]); i++) {
-		char use[32];
+		char use[48];
 
 		snprintf(use, sizeof(use), "%s%s%s", vhostctl_cmds[i].name,
 			 vhostctl_cmds[i].arg ? " " : "",
 			 vhostctl_cmds[i].arg ? vhostctl_cmds[i].arg : "");
-		fprintf(f, "  %-14s %s\n", use, vhostctl_cmds[i].help);
+		if (strlen(use) > 14)
+			fprintf(f, "  %s\n  %-14s %s\n", use, "",
+				vhostctl_cmds[i].help);
+		else
+			fprintf(f, "  %-14s %s\n", use, vhostctl_cmds[i].help);
 	}
 	fprintf(f, "\nExample: vhostctl port add "
 		"vhost-user,path=/run/vhostd/vm3.sock,name=vm3\n"

@@ -308,6 +308,38 @@ static int conf_parse_addr(const char *s, union port_addr *a)
 }
 
 /**
+ * conf_parse_ip() - a numeric IPv4 or IPv6 address, no port
+ * @s:		text: dotted quad, or IPv6 with or without [brackets]
+ * @a:		result
+ * Return: 0 or -EINVAL
+ */
+static int conf_parse_ip(const char *s, struct port_ip *a)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	size_t n = strlen(s);
+
+	memset(a, 0, sizeof(*a));
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+		s++;
+		n -= 2;
+	}
+	if (!n || n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, a->a) == 1) {
+		a->family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, a->a) == 1) {
+		a->family = AF_INET6;
+		return 0;
+	}
+	memset(a, 0, sizeof(*a));
+	return -EINVAL;
+}
+
+/**
  * conf_opt_field() - where an option's value lives
  * @o:		option
  * @out:	the spec being parsed
@@ -461,6 +493,30 @@ static int conf_opt_parse(const char *spec, const struct port_opt *o,
 			OPT_ERR("%s '%s' is not an address (IPV4:PORT or "
 				"[IPV6]:PORT, numeric)", spec, k, val);
 		return 0;
+	case PORT_OPT_IP: {
+		struct port_ip *ip = f;
+		unsigned int i, n = 1;
+
+		if (o->flags & PORT_OPT_LIST) {
+			n = o->size / sizeof(*ip);
+			for (i = 0; i < n && ip->family; i++)
+				ip++;
+			if (i == n)
+				OPT_ERR("%s given more than %u times", spec, k,
+					n);
+		}
+		if (conf_parse_ip(val, ip))
+			OPT_ERR("%s '%s' is not an IP address (numeric IPv4 "
+				"or IPv6)", spec, k, val);
+		if (o->flags & PORT_OPT_LIST) {
+			for (i = 0; &((struct port_ip *)f)[i] != ip; i++)
+				if (!memcmp(&((struct port_ip *)f)[i], ip,
+					    sizeof(*ip)))
+					OPT_ERR("%s '%s' given twice", spec, k,
+						val);
+		}
+		return 0;
+	}
 	case PORT_OPT_ACL:
 		return conf_sock_parse(f, conf_sock_key(k), val, "--port",
 				       spec, err, errlen);
@@ -559,7 +615,7 @@ int conf_parse_port(const char *spec, unsigned int index,
 		o = conf_opt_find(ops, key, &bit);
 		if (!o)
 			SPEC_ERR("unknown key '%s'", spec, key);
-		if (given & 1ULL << bit)
+		if ((given & 1ULL << bit) && !(o->flags & PORT_OPT_LIST))
 			SPEC_ERR("key '%s' given twice", spec, key);
 		given |= 1ULL << bit;
 		if (conf_opt_parse(spec, o, val, out, err, errlen))
@@ -754,6 +810,9 @@ static void conf_usage_opt(FILE *f, const struct port_opt *o)
 	else
 		snprintf(left, sizeof(left), "%s", o->key);
 	fprintf(f, "      %-18s %s", left, colon ? colon + 2 : o->help);
+	if (o->flags & PORT_OPT_LIST)
+		fprintf(f, " (repeatable, at most %zu)",
+			o->size / sizeof(struct port_ip));
 	if (o->flags & PORT_OPT_REQUIRED)
 		fputs(" (required)", f);
 	else if (o->type == PORT_OPT_UINT && !strstr(o->help, "default"))

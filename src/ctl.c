@@ -21,6 +21,7 @@
  * there.  Whoever may connect may add and remove ports: --ctl-perm.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "ctl_int.h"
 #include "log.h"
 #include "portctl.h"
+#include "port/port.h"
 #include "switch.h"
 #include "stats.h"
 #include "usock.h"
@@ -162,7 +164,8 @@ static const struct ctl_cmd ctl_cmds[] = {
  */
 static int ctl_cmd_help(struct ctl_buf *b, const char *arg)
 {
-	unsigned int i;
+	const struct port_ops *ops;
+	unsigned int i, t;
 
 	for (i = 0; i < ARRAY_SIZE(ctl_cmds); i++) {
 		char use[32];
@@ -172,7 +175,103 @@ static int ctl_cmd_help(struct ctl_buf *b, const char *arg)
 			 ctl_cmds[i].arg ? ctl_cmds[i].arg : "");
 		ctl_printf(b, "%-14s %s\n", use, ctl_cmds[i].help);
 	}
+	for (t = 0; (ops = port_ops_at(t)); t++)
+		for (i = 0; i < ops->n_cmds; i++)
+			ctl_printf(b, "%s %s NAME%s\n    %s\n", ops->type,
+				   ops->cmds[i].verb, ops->cmds[i].keys,
+				   ops->cmds[i].help);
 	return 0;
+}
+
+/**
+ * ctl_out_put() - struct port_out's writer: into the reply
+ * @o:		the writer (@ctx: struct ctl_buf)
+ * @fmt:	printf format
+ */
+__attribute__((format(printf, 2, 3)))
+static void ctl_out_put(struct port_out *o, const char *fmt, ...)
+{
+	struct ctl_buf *b = o->ctx;
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line)) {
+		b->oom = true;	/* a port's line is never this long */
+		return;
+	}
+	ctl_printf(b, "%s", line);
+}
+
+/**
+ * ctl_type_cmd() - "TYPE VERB NAME[,KEYS]": a port type's own command
+ * @b:		reply
+ * @s:		the command line, trimmed
+ * @n:		its length
+ * @rc:		set to the command's result if it was one
+ * Return: true if the line named a type's command (@b holds the reply)
+ */
+static bool ctl_type_cmd(struct ctl_buf *b, const char *s, size_t n,
+			 int *rc)
+{
+	char line[CTL_LINE_MAX], err[CTL_LINE_MAX], *w[4], *save = NULL;
+	struct port_out out = { ctl_out_put, b };
+	const struct port_ops *ops;
+	const struct port_cmd *c = NULL;
+	struct port *p = NULL;
+	unsigned int i, nw = 0;
+	char *args, *tok;
+	size_t nl;
+
+	if (n >= sizeof(line))
+		return false;
+	memcpy(line, s, n);
+	line[n] = '\0';
+	for (tok = strtok_r(line, " \t", &save); tok && nw < 4;
+	     tok = strtok_r(NULL, " \t", &save))
+		w[nw++] = tok;
+	if (nw < 2 || !(ops = port_ops_find(w[0])) || !ops->n_cmds)
+		return false;
+	for (i = 0; i < ops->n_cmds; i++)
+		if (!strcmp(ops->cmds[i].verb, w[1]))
+			c = &ops->cmds[i];
+	if (!c)
+		return false;
+	if (nw != 3) {
+		snprintf(err, sizeof(err), "%s %s: %s", w[0], w[1],
+			 nw < 3 ? "missing NAME" : "NAME and its keys are "
+			 "one word, no blanks");
+		*rc = ctl_error(b, err);
+		return true;
+	}
+	args = strchr(w[2], ',');
+	nl = args ? (size_t)(args - w[2]) : strlen(w[2]);
+	args = args ? args + 1 : w[2] + nl;
+	for (i = 0; i < switch_port_count() && !p; i++) {
+		struct port *q = switch_port(i);
+
+		if (q && q->in_use && strlen(q->name) == nl &&
+		    !memcmp(q->name, w[2], nl))
+			p = q;
+	}
+	if (!p || p->ops != ops) {
+		snprintf(err, sizeof(err), "%s %s: no %s port named '%.*s'",
+			 w[0], w[1], ops->type, (int)MIN(nl, (size_t)40),
+			 w[2]);
+		*rc = ctl_error(b, err);
+		return true;
+	}
+	*err = '\0';
+	*rc = c->fn(p, args, &out, err, sizeof(err));
+	if (*rc < 0) {
+		b->len = 0;
+		b->oom = false;
+		*rc = ctl_error(b, *err ? err : "failed");
+	}
+	return true;
 }
 
 /**
@@ -238,7 +337,7 @@ int ctl_exec(const char *line, char **reply, size_t *len)
 		}
 		break;
 	}
-	if (i == ARRAY_SIZE(ctl_cmds)) {
+	if (i == ARRAY_SIZE(ctl_cmds) && !ctl_type_cmd(&b, s, n, &rc)) {
 		char cmd[48];
 
 		/* Echo at most 40 bytes of whatever the client sent. */

@@ -118,6 +118,8 @@ static const struct sandbox_rule sandbox_rules[] = {
 	SB(writev),		/* TAP: frames to the kernel */
 	SB(recvmsg),		/* vhost-user messages with SCM_RIGHTS fds */
 	SB(sendmsg),		/* vhost-user replies */
+	SB(recvmmsg),		/* vxlan: datagrams in bursts */
+	SB(sendmmsg),		/* the same, out */
 	SB(recvfrom),		/* ctl: the command line (recv) */
 	SB(sendto),		/* ctl: the reply (send) */
 	SB(close),		/* everything, at disconnect and shutdown */

@@ -6,7 +6,7 @@ set -euo pipefail
 
 PKGS=(build-essential clang libcmocka-dev libbpf-dev libcap-dev libseccomp-dev cppcheck
       qemu-system-x86 busybox-static iperf3 iperf iputils-ping iproute2
-      cpio kmod socat procps psmisc jq ethtool dpdk-dev)
+      cpio kmod socat procps psmisc jq ethtool tcpdump python3 dpdk-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -107,6 +107,9 @@ step l2 env BUILD=build/asan VHOSTD_USER=nobody tests/integration/l2.sh
 # The dgram port type: two vhostd linked over UDP on 127.0.0.1, and a
 # unix one added at run time under the filter, fed hostile datagrams.
 step dgram env BUILD=build/asan VHOSTD_USER=nobody tests/integration/dgram.sh
+# The vxlan port type against Linux's vxlan devices, in namespaces: ping,
+# iperf3, payloads checked, the underlay captured, hostile datagrams.
+step vxlan env BUILD=build/asan VHOSTD_USER=nobody tests/integration/vxlan.sh
 step hostile env BUILD=build/asan VHOSTD_USER=nobody tests/integration/hostile.sh
 # Multiqueue, driven by DPDK's virtio-user (testpmd).
 step mq env BUILD=build/asan VHOSTD_USER=nobody tests/integration/mq.sh

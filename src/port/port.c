@@ -26,6 +26,7 @@ struct port_env port_env;
 	X(port_vhost_ops)						\
 	X(port_tap_ops)							\
 	X(port_dgram_ops)						\
+	X(port_vxlan_ops)						\
 	/* end of PORT_TYPES */
 
 #define PORT_TYPE_DECL(ops)	extern const struct port_ops ops;

@@ -85,6 +85,10 @@ struct port;
  *			uint8_t[6] left zero when not given
  * @PORT_OPT_ADDR:	a numeric IPv4 HOST:PORT or [IPv6]:PORT, a union
  *			port_addr (family AF_UNSPEC when not given)
+ * @PORT_OPT_IP:	a numeric IPv4 or IPv6 address without a port, a
+ *			struct port_ip (family AF_UNSPEC when not given);
+ *			with PORT_OPT_LIST an array of them, the key
+ *			repeatable, filled in the order given
  * @PORT_OPT_ACL:	one key of a listening socket's struct usock_acl:
  *			the key is owner, group, mode, allow-uid or
  *			allow-gid; users and groups are resolved at parse
@@ -100,6 +104,7 @@ enum port_opt_type {
 	PORT_OPT_SIZE,
 	PORT_OPT_MAC,
 	PORT_OPT_ADDR,
+	PORT_OPT_IP,
 	PORT_OPT_ACL,
 };
 
@@ -114,6 +119,10 @@ enum port_opt_type {
 					 * start-up has (a network socket
 					 * under the sandbox): refused at
 					 * run time (ctl "port add")
+					 */
+#define PORT_OPT_LIST		0x20U	/* PORT_OPT_IP: the key may repeat,
+					 * each value the next entry of an
+					 * array of @size bytes
 					 */
 
 /**
@@ -155,6 +164,16 @@ union port_addr {
 	struct sockaddr sa;
 	struct sockaddr_in in4;
 	struct sockaddr_in6 in6;
+};
+
+/**
+ * struct port_ip - a PORT_OPT_IP value
+ * @family:	AF_INET, AF_INET6, or AF_UNSPEC: not given
+ * @a:		the address, network order (IPv4: the first 4 bytes)
+ */
+struct port_ip {
+	uint16_t family;
+	uint8_t a[16];
 };
 
 /**
@@ -354,6 +373,40 @@ struct port_lender {
 #define PORT_FLOWS	256	/* flow slots a port remembers pairs for */
 
 /**
+ * struct port_out - where a port command writes its reply
+ * @put:	append text, printf-style (ctl's buffer)
+ * @ctx:	the writer's
+ *
+ * What a command writes is one JSON object.  A port builds it from its
+ * own numbers and addresses only (nothing a peer wrote reaches it
+ * unformatted), so no escaping is offered.
+ */
+struct port_out {
+	void (*put)(struct port_out *o, const char *fmt, ...)
+		__attribute__((format(printf, 2, 3)));
+	void *ctx;
+};
+
+/**
+ * struct port_cmd - a command of one port type on the control socket
+ * @verb:	"TYPE VERB NAME[,KEY=VALUE...]" runs it on port NAME
+ * @keys:	for help: the keys after NAME, e.g. ",mac=MAC,vtep=IP", or
+ *		"" if none
+ * @help:	one line
+ * @fn:		control thread: run on @p with @args (the text after NAME
+ *		and its comma, "" if none).  Write one JSON object to @out
+ *		and return 0, or return -EINVAL with one line in @err (then
+ *		nothing written to @out counts)
+ */
+struct port_cmd {
+	const char *verb;
+	const char *keys;
+	const char *help;
+	int (*fn)(struct port *p, const char *args, struct port_out *out,
+		  char *err, size_t errlen);
+};
+
+/**
  * struct port_ops - a port type
  * @type:	name used in --port specs ("vhost-user", "tap")
  * @name_prefix: default port name, before the port's index ("vu")
@@ -423,6 +476,9 @@ struct port_lender {
  * @counters:	the type's counters beyond stats_common: NULL-terminated
  *		list of tables (stats.h), or NULL.  ctl shows a port these
  *		and the common ones, nothing else
+ * @cmds:	the type's own control commands (struct port_cmd), @n_cmds
+ *		of them, or NULL
+ * @n_cmds:	entries in @cmds
  *
  * Lending RX buffers (optional, all five or none): a reader of another
  * port (a TAP queue; VXLAN, AF_XDP) lands frames straight in this port's
@@ -484,6 +540,8 @@ struct port_ops {
 	const char *const *feature_names;
 	const char *const *protocol_names;
 	const struct stats_table *const *counters;
+	const struct port_cmd *cmds;
+	unsigned int n_cmds;
 	bool (*lend_ok)(struct port *p, uint64_t src_feat);
 	int (*lend_begin)(struct port *p, struct port_lend *l);
 	int (*lend_reserve)(struct port *p, struct port_lend *l, size_t cap);

@@ -372,6 +372,15 @@ static void test_option_tables(void **state)
 			case PORT_OPT_MAC: want = 6; break;
 			case PORT_OPT_ADDR: want = sizeof(union port_addr);
 				break;
+			case PORT_OPT_IP:
+				want = o->flags & PORT_OPT_LIST ?
+				       o->size - o->size %
+				       sizeof(struct port_ip) :
+				       sizeof(struct port_ip);
+				if (o->flags & PORT_OPT_LIST)
+					assert_true(o->size >=
+						    sizeof(struct port_ip));
+				break;
 			case PORT_OPT_ACL: want = sizeof(struct usock_acl);
 				break;
 			default: want = o->size; break;	/* text: any */
@@ -515,6 +524,81 @@ static char *file_text(const char *path)
 		}
 	fclose(f);
 	return buf;
+}
+
+/* vxlan: local= and remote= are bare IPs of one family, remote= repeats
+ * (at most 16, never twice the same), vni= in 24 bits; start-up only.
+ */
+static void test_vxlan(void **state)
+{
+	static const char *const bad[] = {
+		"vxlan,vni=1", "missing required key 'local'",
+		"vxlan,local=198.18.0.1", "missing required key 'vni'",
+		"vxlan,local=198.18.0.1,vni=16777216", "out of range",
+		"vxlan,local=198.18.0.1:4789,vni=1", "not an IP address",
+		"vxlan,local=host,vni=1", "not an IP address",
+		"vxlan,local=[198.18.0.1,vni=1", "not an IP address",
+		"vxlan,local=198.18.0.1,remote=2001:2::1,vni=1",
+		"one address family",
+		"vxlan,local=198.18.0.1,remote=198.18.0.1,vni=1",
+		"is local= itself",
+		"vxlan,local=198.18.0.1,remote=198.18.0.2,remote=198.18.0.2,"
+		"vni=1", "'198.18.0.2' given twice",
+		"vxlan,local=198.18.0.1,local=198.18.0.3,vni=1", "given twice",
+		"vxlan,local=224.0.0.1,vni=1", "multicast",
+		"vxlan,local=ff02::1,vni=1", "multicast",
+		"vxlan,local=198.18.0.1,vni=1,dstport=0", "out of range",
+		"vxlan,local=198.18.0.1,vni=1,src-ports=33", "out of range",
+		"vxlan,local=198.18.0.1,vni=1,mtu=67", "out of range",
+		"vxlan,local=198.18.0.1,vni=1,remote", "needs a value",
+	};
+	char spec[1024], err[512];
+	const struct port_ip *ip;
+	struct port_spec p;
+	unsigned int i;
+	int n;
+
+	(void)state;
+	assert_int_equal(conf_parse_port("vxlan,local=198.18.0.1,remote=198.18."
+					 "0.2,remote=198.18.1.3,vni=42", 2, &p,
+					 err, sizeof(err)), 0);
+	assert_string_equal(p.name, "vx2");
+	assert_string_equal(conf_port_startup_key(&p), "local");
+	ip = conf_port_opt(&p, "remote");
+	assert_int_equal(ip[0].family, AF_INET);
+	assert_int_equal(ip[0].a[3], 2);
+	assert_int_equal(ip[1].a[2], 1);
+	assert_int_equal(ip[1].a[3], 3);
+	assert_int_equal(ip[2].family, AF_UNSPEC);
+	assert_int_equal(*(const unsigned int *)conf_port_opt(&p, "dstport"),
+			 4789);
+
+	assert_int_equal(conf_parse_port("vxlan,local=[2001:2::1],remote=2001:"
+					 "2::2,vni=0", 0, &p, err, sizeof(err)),
+			 0);
+	ip = conf_port_opt(&p, "local");
+	assert_int_equal(ip->family, AF_INET6);
+	assert_int_equal(ip->a[15], 1);
+
+	/* Sixteen remotes fit, a seventeenth is one line. */
+	n = snprintf(spec, sizeof(spec), "vxlan,local=198.18.0.1,vni=1");
+	for (i = 0; i < 16; i++)
+		n += snprintf(spec + n, sizeof(spec) - (size_t)n,
+			      ",remote=198.18.2.%u", i + 1);
+	assert_int_equal(conf_parse_port(spec, 0, &p, err, sizeof(err)), 0);
+	snprintf(spec + n, sizeof(spec) - (size_t)n, ",remote=198.18.3.1");
+	assert_int_equal(conf_parse_port(spec, 0, &p, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "given more than 16 times"));
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i += 2) {
+		if (conf_parse_port(bad[i], 0, &p, err, sizeof(err)) != -EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+		if (!strstr(err, bad[i + 1]))
+			fail_msg("'%s': error '%s' lacks '%s'", bad[i], err,
+				 bad[i + 1]);
+		assert_null(strchr(err, '\n'));
+	}
 }
 
 /* Every key of every type's table is documented in the manual (as roff
@@ -758,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_option_tables),
 		cmocka_unit_test(test_port_opt),
 		cmocka_unit_test(test_dgram),
+		cmocka_unit_test(test_vxlan),
 		cmocka_unit_test(test_docs_list_keys),
 		cmocka_unit_test(test_max_mem),
 		cmocka_unit_test(test_l2_keys),

@@ -1,0 +1,1682 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* port_vxlan.c - a VXLAN tunnel endpoint (RFC 7348) as a switch port
+ *
+ * DOC: Theory of Operation
+ *
+ * "vxlan,local=IP,remote=IP[,remote=IP...],vni=N[,dstport=4789]": every
+ * frame the switch hands this port leaves as a UDP datagram to another
+ * VXLAN tunnel endpoint (VTEP) -- a Linux vxlan device, OVS, a switch, a
+ * second vhostd -- behind an 8-byte VXLAN header carrying the port's VNI;
+ * every such datagram arriving on local=:dstport with that VNI enters the
+ * switch as the frame it carries.  The underlay is the host's own UDP
+ * stack (IPv4 or IPv6, the family of local=), so routing, ARP/ND and the
+ * NIC's offloads below stay the kernel's.
+ *
+ * Where a frame goes: a table of MAC -> VTEP, learned from the inner
+ * source MAC of what arrives (flood-and-learn, as Linux's "learning"),
+ * aged after ageing= seconds, at most vtep-max-macs= learned MACs per
+ * VTEP, plus static entries that never age or move, set by the control
+ * socket ("vxlan add vx0,mac=MAC,vtep=IP", "vxlan del", "vxlan fdb") so
+ * that an orchestrator or an EVPN speaker can program them.  A unicast
+ * frame to a known MAC goes to its VTEP; broadcast, multicast and
+ * unknown unicast go to every remote= (head-end replication, as Linux's
+ * all-zeros fdb entries).  Only datagrams from a known VTEP -- a remote=
+ * or the VTEP of a static entry -- are taken: the UDP port is open to the
+ * world, and a stranger's datagram is dropped and counted (foreign).  A
+ * frame whose source MAC is statically bound to another VTEP is dropped
+ * as spoofed: static entries win.
+ *
+ * The table is lock-free for readers (every worker's xmit): 1024 buckets
+ * of 4 ways, each way one 64-bit word (valid, static, VTEP, MAC), the
+ * bucket chosen by a hash keyed with a per-port random seed, so that a
+ * remote cannot aim its MACs at one bucket it can predict.  Writers (the
+ * worker reading the socket learning a new or moved MAC, the control
+ * thread adding, removing and ageing entries) take the port's mutex; a
+ * refresh of a known entry's age is one relaxed store, no lock.  A VTEP
+ * slot freed (its last static entry deleted, its last learned MAC aged)
+ * is reused only after port_quiesce(): no worker still sends to it.
+ *
+ * Datapath.  One source queue, level-triggered: a turn reads up to a
+ * burst with one recvmmsg() into the port's buffers and describes the
+ * inner frames in place (nothing is published back).  xmit finishes
+ * offloads in software, as the wire takes none: checksums completed and
+ * TSO/USO frames cut into gso_size segments (net/gso.h) before
+ * encapsulation, each segment its own datagram; then sendmmsg() in
+ * batches from the frame's own iovec behind one shared header, no copy.
+ * Source-port entropy (RFC 7348 section 5): datagrams leave from one of
+ * src-ports= sockets, each bound to its own ephemeral port, chosen by the
+ * inner flow's hash, so that ECMP and RSS in the underlay spread flows
+ * and keep each one in order.  Those sockets read nothing (a filter drops
+ * all they would receive).  Every socket has path-MTU discovery "do": a
+ * datagram larger than the underlay's MTU is refused by the kernel and
+ * counted (mtu_underlay), never fragmented; a frame larger than mtu=
+ * (the inner IP MTU) is counted as mtu_inner.
+ *
+ * Hostile input.  A datagram shorter than a VXLAN header and an Ethernet
+ * header, with flags other than exactly I (0x08) in the first word, with
+ * another VNI, larger than a frame, or carrying a group or zero source
+ * MAC, is dropped and counted by reason; nothing of it is kept.
+ *
+ * Sandbox: the sockets are made at start-up (socket(AF_INET*) is not
+ * allowed afterwards), so the keys are PORT_OPT_STARTUP and ctl "port
+ * add" refuses a vxlan port with one line.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/filter.h>
+#include <netinet/in.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include "port.h"
+#include "../lock.h"
+#include "../net/flow.h"
+#include "../net/gso.h"
+#include "../net/iov.h"
+#include "../util.h"
+
+#define VXLAN_HLEN		8
+#define VXLAN_FLAGS_I		0x08000000U	/* host order: I flag only */
+#define VXLAN_VNI_MAX		0xffffffU
+#define VXLAN_REMOTES		16	/* remote= keys in a spec */
+#define VXLAN_VTEPS		64	/* VTEPs one port knows */
+#define VXLAN_BUCKETS		1024
+#define VXLAN_WAYS		4
+#define VXLAN_SLOTS		(VXLAN_BUCKETS * VXLAN_WAYS)
+#define VXLAN_SRC_PORTS_MAX	32
+#define VXLAN_BATCH		32	/* datagrams per sendmmsg() */
+#define VXLAN_IOV		(PKT_IOV_MAX + 3)
+/* A datagram's room: header, the largest frame, one byte to see more. */
+#define VXLAN_BUF_LEN		(VXLAN_HLEN + PKT_FRAME_MAX + 1)
+#define VXLAN_SOCKBUF		(4 << 20)
+
+/* A MAC table word: bit 63 valid, bit 62 static, bits 48-55 the VTEP,
+ * bits 0-47 the MAC.
+ */
+#define VX_W_VALID		(1ULL << 63)
+#define VX_W_STATIC		(1ULL << 62)
+#define VX_W_VTEP(w)		((unsigned int)((w) >> 48) & 0xffU)
+#define VX_W_MAC		0xffffffffffffULL
+
+/* The type's counters, in struct port_stats @type (see vxlan_desc[]). */
+enum {
+	VX_C_BAD_HEADER,
+	VX_C_BAD_VNI,
+	VX_C_FLOOD,
+	VX_C_NO_VTEP,
+	VX_C_LEARN_LIMIT,
+	VX_C_MOVES,
+	VX_C_MTU_INNER,
+	VX_C_MTU_UNDERLAY,
+};
+
+/**
+ * struct vxlan_opts - a vxlan port's spec keys
+ * @local:	local= underlay address to bind
+ * @remote:	remote= VTEPs that get flooded frames, in the order given
+ * @vni:	vni= the VXLAN Network Identifier, 0-16777215
+ * @dstport:	dstport= UDP port, ours and the remotes' (4789)
+ * @mtu:	mtu= largest inner IP packet (the frame less its Ethernet
+ *		header and one VLAN tag)
+ * @ageing:	ageing= seconds a learned MAC lives without a frame
+ * @vtep_max_macs: vtep-max-macs= learned MACs one VTEP may own
+ * @src_ports:	src-ports= sending sockets, one ephemeral port each
+ * @learning:	learning= learn MACs from arriving frames
+ */
+struct vxlan_opts {
+	struct port_ip local;
+	struct port_ip remote[VXLAN_REMOTES];
+	unsigned int vni;
+	unsigned int dstport;
+	unsigned int mtu;
+	unsigned int ageing;
+	unsigned int vtep_max_macs;
+	unsigned int src_ports;
+	bool learning;
+};
+
+#define VX_OPT(f)	PORT_OPT_AT(struct vxlan_opts, f)
+
+enum { VX_LOCAL, VX_REMOTE, VX_VNI };
+
+static const struct port_opt vxlan_opts[] = {
+	[VX_LOCAL] = {
+		.key = "local", .type = PORT_OPT_IP, VX_OPT(local),
+		.flags = PORT_OPT_REQUIRED | PORT_OPT_STARTUP,
+		.help = "IP: underlay address to bind (IPv4 or IPv6)" },
+	[VX_REMOTE] = {
+		.key = "remote", .type = PORT_OPT_IP, VX_OPT(remote),
+		.flags = PORT_OPT_LIST | PORT_OPT_STARTUP,
+		.help = "IP: a VTEP that gets broadcast, multicast and "
+			"unknown unicast" },
+	[VX_VNI] = {
+		.key = "vni", .type = PORT_OPT_UINT, VX_OPT(vni),
+		.flags = PORT_OPT_REQUIRED, .max = VXLAN_VNI_MAX,
+		.help = "N: VXLAN network identifier" },
+	{ .key = "dstport", .type = PORT_OPT_UINT, VX_OPT(dstport),
+	  .min = 1, .max = 65535, .def = 4789,
+	  .help = "PORT: UDP port, ours and the remotes'" },
+	{ .key = "mtu", .type = PORT_OPT_UINT, VX_OPT(mtu),
+	  .min = 68, .max = 65535, .def = 1500,
+	  .help = "BYTES: largest inner IP packet" },
+	{ .key = "ageing", .type = PORT_OPT_UINT, VX_OPT(ageing),
+	  .min = 1, .max = 86400, .def = 300,
+	  .help = "SECONDS: a learned MAC's life without a frame" },
+	{ .key = "vtep-max-macs", .type = PORT_OPT_UINT,
+	  VX_OPT(vtep_max_macs), .min = 0, .max = VXLAN_SLOTS, .def = 256,
+	  .help = "N: learned MACs one VTEP may own" },
+	{ .key = "src-ports", .type = PORT_OPT_UINT, VX_OPT(src_ports),
+	  .min = 1, .max = VXLAN_SRC_PORTS_MAX, .def = 8,
+	  .help = "N: UDP source ports flows are spread over" },
+	{ .key = "learning", .type = PORT_OPT_BOOL, VX_OPT(learning),
+	  .def = 1, .help = "learn MAC -> VTEP from arriving frames" },
+};
+
+_Static_assert(sizeof(struct vxlan_opts) <= PORT_OPTS_SIZE,
+	       "vxlan options fit a port spec");
+_Static_assert(VXLAN_VTEPS <= 256, "a VTEP index fits a table word");
+
+/**
+ * union vxlan_sa - an underlay address
+ * @sa:		family
+ * @in4:	IPv4
+ * @in6:	IPv6
+ */
+union vxlan_sa {
+	struct sockaddr sa;
+	struct sockaddr_in in4;
+	struct sockaddr_in6 in6;
+};
+
+/**
+ * struct vxlan_vtep - one remote tunnel endpoint
+ * @sa:		its address, with dstport (what datagrams are sent to)
+ * @live:	1: in use; 0: free; 2: freed, reusable after a quiesce
+ *		(atomic: workers read it)
+ * @flood:	a remote=: gets flooded frames, never freed
+ * @statics:	static MAC entries that point here (under the lock)
+ * @learned:	learned MAC entries that point here (under the lock)
+ * @rx:		datagrams taken from it (the reading worker; relaxed)
+ * @tx:		datagrams sent to it (any worker; atomic adds)
+ */
+struct vxlan_vtep {
+	union vxlan_sa sa;
+	unsigned int live;
+	bool flood;
+	unsigned int statics;
+	unsigned int learned;
+	uint64_t rx;
+	uint64_t tx;
+};
+
+/**
+ * struct vxlan_priv - a vxlan port's state
+ * @fd:		the receiving socket, bound to local=:dstport; -1 closed
+ * @tx:		the sending sockets, @ntx of them, -1 where closed
+ * @ntx:	their number (src-ports=)
+ * @family:	the underlay's address family (local='s)
+ * @salen:	length of the family's socket address
+ * @hdr:	the VXLAN header every datagram carries (flags, VNI)
+ * @vni_word:	the second word of a header with our VNI (network order,
+ *		the reserved low byte masked off)
+ * @dport:	dstport=, network order
+ * @mtu:	mtu=
+ * @ageing:	ageing=
+ * @vtep_max:	vtep-max-macs=
+ * @learning:	learning=
+ * @seed:	hash key of the MAC table's buckets
+ * @lock:	serialises writers of @mac, @vtep's allocation and counts
+ *		(a spinlock: every holder is brief; readers take none)
+ * @vtep:	VTEPs by index; remote= ones first
+ * @last:	the reading worker's last source VTEP (a lookup hint)
+ * @mac:	the MAC table's words (atomic)
+ * @age:	CLOCK_MONOTONIC second each entry was last seen (relaxed)
+ * @bufs:	PORT_BURST receive buffers of VXLAN_BUF_LEN bytes
+ * @pkts:	the frames of the current burst, pointing into @bufs
+ * @msgs:	recvmmsg()'s headers
+ * @iovs:	their buffers
+ * @src:	their source addresses
+ */
+struct vxlan_priv {
+	int fd;
+	int tx[VXLAN_SRC_PORTS_MAX];
+	unsigned int ntx;
+	sa_family_t family;
+	socklen_t salen;
+	uint32_t hdr[2];
+	uint32_t vni_word;
+	uint16_t dport;
+	unsigned int mtu;
+	unsigned int ageing;
+	unsigned int vtep_max;
+	bool learning;
+	uint64_t seed;
+	struct vlock lock;
+	struct vxlan_vtep vtep[VXLAN_VTEPS];
+	unsigned int last;
+	uint64_t mac[VXLAN_SLOTS];
+	uint32_t age[VXLAN_SLOTS];
+	uint8_t *bufs;
+	struct pkt pkts[PORT_BURST];
+	struct mmsghdr msgs[PORT_BURST];
+	struct iovec iovs[PORT_BURST];
+	union vxlan_sa src[PORT_BURST];
+};
+
+/* vxlan_now() - CLOCK_MONOTONIC seconds, for ageing */
+static uint32_t vxlan_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint32_t)ts.tv_sec;
+}
+
+/* vxlan_ctr() - the calling thread's slot of type counter @c */
+static inline uint64_t *vxlan_ctr(struct port *p, unsigned int c)
+{
+	return &port_ctr(p)->type[c];
+}
+
+/**
+ * vxlan_mac_key() - a MAC as the low 48 bits of a word
+ * @mac:	6 bytes
+ * Return: the key
+ */
+static inline uint64_t vxlan_mac_key(const uint8_t *mac)
+{
+	return (uint64_t)mac[0] << 40 | (uint64_t)mac[1] << 32 |
+	       (uint64_t)mac[2] << 24 | (uint64_t)mac[3] << 16 |
+	       (uint64_t)mac[4] << 8 | mac[5];
+}
+
+/**
+ * vxlan_bucket() - the first slot of a key's bucket
+ * @v:		port state (@seed)
+ * @key:	vxlan_mac_key()
+ * Return: slot index, a multiple of VXLAN_WAYS
+ */
+static inline unsigned int vxlan_bucket(const struct vxlan_priv *v,
+					uint64_t key)
+{
+	uint64_t x = (key ^ v->seed) * 0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	return (unsigned int)(x >> 54) * VXLAN_WAYS;	/* 10 bits */
+}
+
+/**
+ * vxlan_find() - the slot holding a MAC
+ * @v:		port state
+ * @key:	vxlan_mac_key()
+ * @word:	set to the slot's word when found
+ * Return: the slot, or -1
+ *
+ * Context: any thread, no lock (a word read whole, atomically)
+ */
+static int vxlan_find(const struct vxlan_priv *v, uint64_t key,
+		      uint64_t *word)
+{
+	unsigned int b = vxlan_bucket(v, key), i;
+
+	for (i = b; i < b + VXLAN_WAYS; i++) {
+		uint64_t w = __atomic_load_n(&v->mac[i], __ATOMIC_ACQUIRE);
+
+		if ((w & VX_W_VALID) && (w & VX_W_MAC) == key) {
+			*word = w;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/**
+ * vxlan_free_slot() - a free way in a key's bucket
+ * @v:		port state
+ * @key:	vxlan_mac_key()
+ * Return: the slot, or -1 if the bucket is full
+ *
+ * Context: under @v->lock
+ */
+static int vxlan_free_slot(struct vxlan_priv *v, uint64_t key)
+	REQUIRES(v->lock)
+{
+	unsigned int b = vxlan_bucket(v, key), i;
+
+	for (i = b; i < b + VXLAN_WAYS; i++)
+		if (!(v->mac[i] & VX_W_VALID))
+			return (int)i;
+	return -1;
+}
+
+/**
+ * vxlan_sa_same() - whether two underlay addresses are one host
+ * @a:		an address
+ * @b:		another, of the port's family
+ * Return: true if their IP addresses are equal (ports are not compared:
+ *	   a sender's source port is its flow entropy)
+ */
+static bool vxlan_sa_same(const union vxlan_sa *a, const union vxlan_sa *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->in4.sin_addr.s_addr == b->in4.sin_addr.s_addr;
+	return !memcmp(&a->in6.sin6_addr, &b->in6.sin6_addr,
+		       sizeof(a->in6.sin6_addr));
+}
+
+/**
+ * vxlan_vtep_find() - the live VTEP at an address
+ * @v:		port state
+ * @sa:		address
+ * Return: its index, or -1
+ *
+ * Context: any thread
+ */
+static int vxlan_vtep_find(const struct vxlan_priv *v,
+			   const union vxlan_sa *sa)
+{
+	unsigned int i;
+
+	for (i = 0; i < VXLAN_VTEPS; i++)
+		if (__atomic_load_n(&v->vtep[i].live, __ATOMIC_ACQUIRE) == 1 &&
+		    vxlan_sa_same(&v->vtep[i].sa, sa))
+			return (int)i;
+	return -1;
+}
+
+/**
+ * vxlan_sa_set() - an underlay address from an IP and the port
+ * @sa:		out
+ * @ip:		the IP
+ * @port:	UDP port, host order
+ * Return: the address's length
+ */
+static socklen_t vxlan_sa_set(union vxlan_sa *sa, const struct port_ip *ip,
+			      unsigned int port)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (ip->family == AF_INET) {
+		sa->in4.sin_family = AF_INET;
+		sa->in4.sin_port = htons((uint16_t)port);
+		memcpy(&sa->in4.sin_addr, ip->a, 4);
+		return sizeof(sa->in4);
+	}
+	sa->in6.sin6_family = AF_INET6;
+	sa->in6.sin6_port = htons((uint16_t)port);
+	memcpy(&sa->in6.sin6_addr, ip->a, 16);
+	return sizeof(sa->in6);
+}
+
+/**
+ * vxlan_sa_str() - an underlay address's IP as text
+ * @sa:		address
+ * @buf:	out, INET6_ADDRSTRLEN bytes
+ * Return: @buf
+ */
+static const char *vxlan_sa_str(const union vxlan_sa *sa, char *buf)
+{
+	const void *a = sa->sa.sa_family == AF_INET ?
+			(const void *)&sa->in4.sin_addr :
+			(const void *)&sa->in6.sin6_addr;
+
+	if (!inet_ntop(sa->sa.sa_family, a, buf, INET6_ADDRSTRLEN))
+		snprintf(buf, INET6_ADDRSTRLEN, "?");
+	return buf;
+}
+
+/**
+ * vxlan_check() - the keys go together (port_ops @check)
+ * @opts:	struct vxlan_opts, parsed
+ * @given:	bit i: vxlan_opts[i] was given
+ * Return: NULL, or what is wrong
+ */
+static const char *vxlan_check(const void *opts, uint32_t given)
+{
+	const struct vxlan_opts *o = opts;
+	unsigned int i;
+
+	(void)given;
+	for (i = 0; i < VXLAN_REMOTES && o->remote[i].family; i++) {
+		if (o->remote[i].family != o->local.family)
+			return "local= and every remote= are of one address "
+			       "family";
+		if (!memcmp(o->remote[i].a, o->local.a, sizeof(o->local.a)))
+			return "a remote= is local= itself";
+	}
+	if (o->local.family == AF_INET6 && o->local.a[0] == 0xff)
+		return "local= is a multicast address";
+	if (o->local.family == AF_INET && (o->local.a[0] & 0xf0) == 0xe0)
+		return "local= is a multicast address";
+	return NULL;
+}
+
+/**
+ * vxlan_socket() - one underlay socket, bound
+ * @p:		port (for messages)
+ * @v:		port state (@salen)
+ * @bindto:	address to bind
+ * @rx:		the receiving socket (else a sending one, which reads
+ *		nothing)
+ * Return: the fd, or -errno with a log line
+ */
+static int vxlan_socket(struct port *p, const struct vxlan_priv *v,
+			const union vxlan_sa *bindto, bool rx)
+{
+	static struct sock_filter drop_all[] = {
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { ARRAY_SIZE(drop_all), drop_all };
+	int fd, rc, one = 1, buf = VXLAN_SOCKBUF, pmtu;
+	char a[INET6_ADDRSTRLEN];
+
+	fd = socket(bindto->sa.sa_family,
+		    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		err("%s: vxlan socket: %s", p->name, strerror(-rc));
+		return rc;
+	}
+	/* Never fragment a datagram: one larger than the path's MTU is an
+	 * EMSGSIZE we count (RFC 7348 section 4.3).
+	 */
+	if (bindto->sa.sa_family == AF_INET) {
+		pmtu = IP_PMTUDISC_DO;
+		rc = setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
+				sizeof(pmtu));
+	} else {
+		pmtu = IPV6_PMTUDISC_DO;
+		rc = setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+				sizeof(one));
+		if (!rc)
+			rc = setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER,
+					&pmtu, sizeof(pmtu));
+	}
+	if (!rc && !rx)
+		rc = setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+				sizeof(prog));
+	if (rc) {
+		rc = -errno;
+		err("%s: vxlan socket options: %s", p->name, strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	/* Best effort: the system's limits may cap it. */
+	setsockopt(fd, SOL_SOCKET, rx ? SO_RCVBUF : SO_SNDBUF, &buf,
+		   sizeof(buf));
+	if (bind(fd, &bindto->sa, v->salen) < 0) {
+		rc = -errno;
+		err("%s: vxlan: cannot bind %s port %u: %s", p->name,
+		    vxlan_sa_str(bindto, a),
+		    ntohs(bindto->sa.sa_family == AF_INET ?
+			  bindto->in4.sin_port : bindto->in6.sin6_port),
+		    strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/**
+ * vxlan_close_fds() - close every socket of the port
+ * @v:		port state
+ */
+static void vxlan_close_fds(struct vxlan_priv *v)
+{
+	unsigned int i;
+
+	if (v->fd >= 0)
+		close(v->fd);
+	v->fd = -1;
+	for (i = 0; i < VXLAN_SRC_PORTS_MAX; i++) {
+		if (v->tx[i] >= 0)
+			close(v->tx[i]);
+		v->tx[i] = -1;
+	}
+}
+
+/**
+ * vxlan_open() - bind the sockets, the remotes as VTEPs, hand the
+ *		  receiving socket to a worker
+ * @p:		port, priv zeroed
+ * @spec:	parsed spec (struct vxlan_opts)
+ * Return: 0 or -errno, with a log line
+ *
+ * Context: control thread, at start-up
+ */
+static int vxlan_open(struct port *p, const struct port_spec *spec)
+{
+	const struct vxlan_opts *o = port_spec_opts(spec);
+	struct vxlan_priv *v = p->priv;
+	union vxlan_sa local;
+	unsigned int i;
+	int rc;
+
+	v->fd = -1;
+	for (i = 0; i < VXLAN_SRC_PORTS_MAX; i++)
+		v->tx[i] = -1;
+	v->hdr[0] = htonl(VXLAN_FLAGS_I);
+	v->hdr[1] = htonl(o->vni << 8);
+	v->vni_word = v->hdr[1];
+	v->dport = htons((uint16_t)o->dstport);
+	v->mtu = o->mtu;
+	v->ageing = o->ageing;
+	v->vtep_max = o->vtep_max_macs;
+	v->learning = o->learning;
+	if (getrandom(&v->seed, sizeof(v->seed), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(v->seed))
+		v->seed = (uint64_t)vxlan_now() * 0x9e3779b97f4a7c15ULL ^
+			  (uint64_t)(uintptr_t)v;
+	vlock_init(&v->lock);
+
+	v->bufs = malloc((size_t)PORT_BURST * VXLAN_BUF_LEN);
+	if (!v->bufs) {
+		rc = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < PORT_BURST; i++) {
+		v->iovs[i].iov_base = v->bufs + (size_t)i * VXLAN_BUF_LEN;
+		v->iovs[i].iov_len = VXLAN_BUF_LEN;
+	}
+
+	v->salen = vxlan_sa_set(&local, &o->local, o->dstport);
+	v->family = local.sa.sa_family;
+	v->fd = vxlan_socket(p, v, &local, true);
+	if (v->fd < 0) {
+		rc = v->fd;
+		goto err;
+	}
+	vxlan_sa_set(&local, &o->local, 0);
+	for (i = 0; i < o->src_ports; i++) {
+		v->tx[i] = vxlan_socket(p, v, &local, false);
+		if (v->tx[i] < 0) {
+			rc = v->tx[i];
+			goto err;
+		}
+	}
+	v->ntx = o->src_ports;
+	for (i = 0; i < VXLAN_REMOTES && o->remote[i].family; i++) {
+		vxlan_sa_set(&v->vtep[i].sa, &o->remote[i], o->dstport);
+		v->vtep[i].flood = true;
+		v->vtep[i].live = 1;
+	}
+
+	rc = port_src_add(p, 0, v->fd, PORT_SRC_LEVEL);
+	if (rc < 0) {
+		err("%s: vxlan: cannot register with a worker: %s", p->name,
+		    strerror(-rc));
+		goto err;
+	}
+	port_set_up(p, true);
+	info("port %s: vxlan vni %u, %u remote(s), %u source ports "
+	     "(worker %d)", p->name, o->vni, i, v->ntx, rc);
+	return 0;
+
+err:
+	vxlan_close_fds(v);
+	free(v->bufs);
+	v->bufs = NULL;
+	return rc;
+}
+
+/**
+ * vxlan_close() - undo vxlan_open() (port out of forwarding, quiesced)
+ * @p:		port
+ */
+static void vxlan_close(struct port *p)
+{
+	struct vxlan_priv *v = p->priv;
+
+	port_src_del(p, 0);
+	vxlan_close_fds(v);
+	free(v->bufs);
+	v->bufs = NULL;
+}
+
+/**
+ * vxlan_rx_begin() - a turn begins: nothing to take
+ * @p:		port
+ * @q:		queue (0)
+ * @turn:	the turn
+ * Return: true while the socket is open
+ */
+static bool vxlan_rx_begin(struct port *p, uint32_t q, struct port_turn *turn)
+{
+	(void)turn;
+	return q == 0 && ((struct vxlan_priv *)p->priv)->fd >= 0;
+}
+
+/**
+ * vxlan_learn() - the inner source MAC of a frame from VTEP @vt
+ * @p:		port
+ * @v:		port state
+ * @mac:	the source MAC (a station address)
+ * @vt:		the VTEP it came from
+ * @now:	vxlan_now()
+ * Return: false if the MAC is statically bound to another VTEP (the
+ *	   frame is spoofed), true otherwise (learned or not)
+ *
+ * Context: the worker reading the socket
+ */
+static bool vxlan_learn(struct port *p, struct vxlan_priv *v,
+			const uint8_t *mac, unsigned int vt, uint32_t now)
+{
+	uint64_t key = vxlan_mac_key(mac), w = 0;
+	int s = vxlan_find(v, key, &w);
+
+	if (s >= 0) {
+		if (VX_W_VTEP(w) == vt) {
+			if (!(w & VX_W_STATIC) &&
+			    __atomic_load_n(&v->age[s], __ATOMIC_RELAXED) != now)
+				__atomic_store_n(&v->age[s], now,
+						 __ATOMIC_RELAXED);
+			return true;
+		}
+		if (w & VX_W_STATIC)
+			return false;
+	}
+	if (!v->learning)
+		return true;
+
+	vlock_lock(&v->lock);
+	s = vxlan_find(v, key, &w);		/* again, under the lock */
+	if (s >= 0 && (w & VX_W_STATIC)) {
+		vlock_unlock(&v->lock);
+		return VX_W_VTEP(w) == vt;
+	}
+	if (s >= 0 && VX_W_VTEP(w) == vt)
+		goto out;
+	if (v->vtep[vt].learned >= v->vtep_max) {
+		stats_add(vxlan_ctr(p, VX_C_LEARN_LIMIT), 1);
+		goto out;
+	}
+	if (s >= 0) {
+		v->vtep[VX_W_VTEP(w)].learned--;
+		stats_add(vxlan_ctr(p, VX_C_MOVES), 1);
+	} else {
+		s = vxlan_free_slot(v, key);
+		if (s < 0) {
+			stats_add(&port_ctr(p)->learn_refused[STATS_LEARN_FULL],
+				  1);
+			goto out;
+		}
+	}
+	v->vtep[vt].learned++;
+	__atomic_store_n(&v->age[s], now, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->mac[s], VX_W_VALID | (uint64_t)vt << 48 | key,
+			 __ATOMIC_RELEASE);
+out:
+	vlock_unlock(&v->lock);
+	return true;
+}
+
+/**
+ * vxlan_decap() - one datagram: its frame, if it is a good one
+ * @p:		port
+ * @v:		port state
+ * @buf:	the datagram
+ * @len:	its length
+ * @flags:	recvmmsg()'s msg_flags for it
+ * @src:	its source
+ * @srclen:	the source's length
+ * @now:	vxlan_now()
+ * @pkt:	out: the inner frame, in place
+ * Return: 0 with @pkt set, else the drop reason (enum stats_drop),
+ *	   counted here by its VXLAN reason
+ */
+static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
+		       size_t len, int flags, const union vxlan_sa *src,
+		       socklen_t srclen, uint32_t now, struct pkt *pkt)
+{
+	uint32_t hdr[2];
+	const uint8_t *smac;
+	unsigned int vt = v->last;
+	size_t flen, l3;
+	int i;
+
+	if (srclen < v->salen || src->sa.sa_family != v->family)
+		goto foreign;
+	if (__atomic_load_n(&v->vtep[vt].live, __ATOMIC_ACQUIRE) != 1 ||
+	    !vxlan_sa_same(&v->vtep[vt].sa, src)) {
+		i = vxlan_vtep_find(v, src);
+		if (i < 0)
+			goto foreign;
+		vt = (unsigned int)i;
+		v->last = vt;
+	}
+	__atomic_store_n(&v->vtep[vt].rx,
+			 __atomic_load_n(&v->vtep[vt].rx, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+
+	if (len < VXLAN_HLEN + ETH_HLEN) {
+		stats_add(vxlan_ctr(p, VX_C_BAD_HEADER), 1);
+		return STATS_DROP_RUNT;
+	}
+	if ((flags & MSG_TRUNC) || len - VXLAN_HLEN > PKT_FRAME_MAX)
+		return STATS_DROP_TOO_BIG;
+	memcpy(hdr, buf, sizeof(hdr));
+	if (hdr[0] != htonl(VXLAN_FLAGS_I)) {
+		stats_add(vxlan_ctr(p, VX_C_BAD_HEADER), 1);
+		return STATS_DROP_BAD_DESC;
+	}
+	if ((hdr[1] & htonl(0xffffff00U)) != v->vni_word) {
+		stats_add(vxlan_ctr(p, VX_C_BAD_VNI), 1);
+		return STATS_DROP_BAD_DESC;
+	}
+
+	flen = len - VXLAN_HLEN;
+	memcpy(&pkt->eth, buf + VXLAN_HLEN, ETH_HLEN);
+	smac = pkt->eth.h_source;
+	if ((smac[0] & 1) || !(smac[0] | smac[1] | smac[2] | smac[3] |
+			       smac[4] | smac[5]))
+		return STATS_DROP_SPOOFED;
+	l3 = flen - ETH_HLEN;
+	if (pkt->eth.h_proto == htons(ETH_P_8021Q) && l3 >= 4)
+		l3 -= 4;
+	if (l3 > v->mtu) {
+		stats_add(vxlan_ctr(p, VX_C_MTU_INNER), 1);
+		return STATS_DROP_TOO_BIG;
+	}
+	if (!vxlan_learn(p, v, smac, vt, now))
+		return STATS_DROP_SPOOFED;
+
+	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
+	pkt->src_feat = 0;	/* the wire carries no offload metadata */
+	pkt->len = (uint32_t)flen;
+	pkt->iovcnt = 1;
+	pkt->iov[0].iov_base = buf + VXLAN_HLEN;
+	pkt->iov[0].iov_len = flen;
+	return 0;
+
+foreign:
+	stats_add(&port_ctr(p)->peer_refused, 1);
+	return STATS_DROP_SPOOFED;
+}
+
+/**
+ * vxlan_rx_burst() - read up to @max datagrams, their frames in place
+ * @p:		port
+ * @q:		queue (0)
+ * @pkts:	out: frames for the switch, in the port's buffers
+ * @max:	room in @pkts
+ * @turn:	datagrams taken (dropped ones too) added to @turn->done;
+ *		@turn->dry set when the socket ran out
+ *
+ * Context: the worker owning the queue; the buffers are reused by the
+ * next burst (every destination copies).
+ * Return: frames in @pkts
+ */
+static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
+				   struct pkt **pkts, unsigned int max,
+				   struct port_turn *turn)
+{
+	unsigned int i, n = 0, drops[STATS_DROP_COUNT] = { 0 };
+	struct vxlan_priv *v = p->priv;
+	uint32_t now = vxlan_now();
+	uint64_t bytes = 0;
+	int r, why;
+
+	(void)q;
+	max = MIN(max, (unsigned int)PORT_BURST);
+	for (i = 0; i < max; i++) {
+		struct msghdr *m = &v->msgs[i].msg_hdr;
+
+		m->msg_name = &v->src[i];
+		m->msg_namelen = sizeof(v->src[i]);
+		m->msg_iov = &v->iovs[i];
+		m->msg_iovlen = 1;
+		m->msg_control = NULL;
+		m->msg_controllen = 0;
+		m->msg_flags = 0;
+	}
+	r = recvmmsg(v->fd, v->msgs, max, MSG_DONTWAIT, NULL);
+	if (r <= 0) {
+		if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR && errno != ECONNREFUSED)
+			stats_add(&port_ctr(p)->drops[STATS_DROP_IO_ERROR], 1);
+		turn->dry = true;
+		return 0;
+	}
+	if ((unsigned int)r < max)
+		turn->dry = true;	/* level-triggered: back if more */
+
+	for (i = 0; i < (unsigned int)r; i++) {
+		struct pkt *pkt = &v->pkts[n];
+
+		why = vxlan_decap(p, v, v->iovs[i].iov_base, v->msgs[i].msg_len,
+				  v->msgs[i].msg_hdr.msg_flags, &v->src[i],
+				  v->msgs[i].msg_hdr.msg_namelen, now, pkt);
+		if (why) {
+			drops[why]++;
+			continue;
+		}
+		pkts[n++] = pkt;
+		bytes += pkt->len;
+	}
+	for (i = 0; i < STATS_DROP_COUNT; i++)
+		if (drops[i])
+			stats_add(&port_ctr(p)->drops[i], drops[i]);
+	if (n) {
+		stats_add(&port_ctr(p)->rx_packets, n);
+		stats_add(&port_ctr(p)->rx_bytes, bytes);
+		stats_add(&port_ctr(p)->polls, 1);
+	}
+	turn->done += (unsigned int)r;
+	return n;
+}
+
+/**
+ * vxlan_rx_end() - a turn ends: nothing to publish
+ * @p:		port
+ * @q:		queue
+ * @turn:	the turn
+ */
+static void vxlan_rx_end(struct port *p, uint32_t q, struct port_turn *turn)
+{
+	(void)p;
+	(void)q;
+	(void)turn;
+}
+
+/**
+ * struct vxlan_tx - one xmit's datagrams on their way to sendmmsg()
+ * @msg:	the batch; a flooded datagram's copies share one @iov
+ * @frame:	the frame (index in the xmit) each message carries
+ * @iov:	per message slot: header, then the datagram's pieces
+ * @hdr:	per message slot: a segment's rebuilt headers, or a checksum
+ * @n:		messages in the batch
+ * @fd:		the socket they leave from
+ * @why:	per frame of the xmit: the first drop reason, 0 if none
+ * @mtu_under:	datagrams refused for the underlay's MTU
+ */
+struct vxlan_tx {
+	struct mmsghdr msg[VXLAN_BATCH];
+	uint8_t frame[VXLAN_BATCH];
+	struct iovec iov[VXLAN_BATCH][VXLAN_IOV];
+	uint8_t hdr[VXLAN_BATCH][GSO_HDR_MAX];
+	unsigned int n;
+	int fd;
+	uint8_t why[PORT_BURST];
+	unsigned int mtu_under;
+};
+
+/**
+ * vxlan_errno_why() - a failed send's drop reason
+ * @e:		errno
+ * Return: enum stats_drop
+ */
+static int vxlan_errno_why(int e)
+{
+	switch (e) {
+	case EAGAIN:
+	case ENOBUFS:
+		return STATS_DROP_NO_BUFFER;
+	case EMSGSIZE:
+		return STATS_DROP_TOO_BIG;
+	case ECONNREFUSED:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EHOSTDOWN:
+	case ENETDOWN:
+		return STATS_DROP_PORT_DOWN;
+	default:
+		return STATS_DROP_IO_ERROR;
+	}
+}
+
+/**
+ * vxlan_flush() - send the batch
+ * @v:		port state
+ * @t:		the batch, empty afterwards
+ */
+static void vxlan_flush(struct vxlan_priv *v, struct vxlan_tx *t)
+{
+	unsigned int i = 0, k, tries = 0;
+	int r;
+
+	(void)v;
+	while (i < t->n) {
+		r = sendmmsg(t->fd, &t->msg[i], t->n - i,
+			     MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r < 0 && errno == EINTR && ++tries < 3)
+			continue;
+		if (r > 0) {
+			for (k = i; k < i + (unsigned int)r; k++) {
+				struct vxlan_vtep *vt = container_of(
+					(union vxlan_sa *)
+					t->msg[k].msg_hdr.msg_name,
+					struct vxlan_vtep, sa);
+
+				__atomic_fetch_add(&vt->tx, 1,
+						   __ATOMIC_RELAXED);
+			}
+			i += (unsigned int)r;
+			continue;
+		}
+		/* The message at @i failed (sendmmsg() reports the first
+		 * failure only): count it against its frame, go on.
+		 */
+		if (!t->why[t->frame[i]])
+			t->why[t->frame[i]] = (uint8_t)vxlan_errno_why(errno);
+		if (errno == EMSGSIZE)
+			t->mtu_under++;
+		i++;
+	}
+	t->n = 0;
+}
+
+/**
+ * vxlan_room() - make room in the batch for a datagram's @nt copies
+ * @v:		port state
+ * @t:		the batch
+ * @nt:		copies to come (more than a batch holds: as many as fit)
+ */
+static void vxlan_room(struct vxlan_priv *v, struct vxlan_tx *t,
+		       unsigned int nt)
+{
+	if (t->n && t->n + MIN(nt, (unsigned int)VXLAN_BATCH) > VXLAN_BATCH)
+		vxlan_flush(v, t);
+}
+
+/**
+ * vxlan_queue() - one datagram of frame @f to its VTEPs
+ * @v:		port state
+ * @t:		the batch: slot @t->n holds the datagram, its @iov from
+ *		index 1 on (@cnt pieces), maybe pointing into its @hdr
+ * @cnt:	pieces after the VXLAN header
+ * @f:		the frame's index in the xmit
+ * @targets:	VTEP indexes, @nt of them
+ * @nt:		how many
+ */
+static void vxlan_queue(struct vxlan_priv *v, struct vxlan_tx *t,
+			unsigned int cnt, unsigned int f,
+			const uint8_t *targets, unsigned int nt)
+{
+	unsigned int slot = t->n, k, j;
+	struct iovec *iov = t->iov[slot];
+
+	iov[0].iov_base = v->hdr;
+	iov[0].iov_len = VXLAN_HLEN;
+	for (k = 0; k < nt; k++) {
+		struct msghdr *m;
+
+		if (t->n == VXLAN_BATCH) {
+			/* More copies than a batch holds: send what is
+			 * queued, then move the datagram to slot 0, its
+			 * pieces in its old slot's @hdr along with it.
+			 */
+			struct iovec keep[VXLAN_IOV];
+			uint8_t hdr[GSO_HDR_MAX];
+			uint8_t *old = t->hdr[slot];
+
+			memcpy(keep, iov, (cnt + 1) * sizeof(keep[0]));
+			memcpy(hdr, old, sizeof(hdr));
+			vxlan_flush(v, t);
+			memcpy(t->hdr[0], hdr, sizeof(hdr));
+			for (j = 0; j <= cnt; j++) {
+				uint8_t *b = keep[j].iov_base;
+
+				if (b >= old && b < old + GSO_HDR_MAX)
+					keep[j].iov_base = t->hdr[0] +
+							   (b - old);
+			}
+			slot = 0;
+			iov = t->iov[0];
+			memcpy(iov, keep, (cnt + 1) * sizeof(keep[0]));
+		}
+		m = &t->msg[t->n].msg_hdr;
+		memset(m, 0, sizeof(*m));
+		m->msg_name = &v->vtep[targets[k]].sa;
+		m->msg_namelen = v->salen;
+		m->msg_iov = iov;
+		m->msg_iovlen = cnt + 1;
+		t->frame[t->n] = (uint8_t)f;
+		t->n++;
+	}
+}
+
+/**
+ * vxlan_targets() - the VTEPs a frame goes to
+ * @v:		port state
+ * @pkt:	the frame
+ * @out:	VTEP indexes, room for VXLAN_VTEPS
+ * Return: how many; 0 if none (no remote= to flood to)
+ *
+ * Context: any worker, no lock
+ */
+static unsigned int vxlan_targets(const struct vxlan_priv *v,
+				  const struct pkt *pkt, uint8_t *out)
+{
+	const uint8_t *dst = pkt->eth.h_dest;
+	unsigned int i, n = 0;
+	uint64_t w;
+
+	if (!(dst[0] & 1) && vxlan_find(v, vxlan_mac_key(dst), &w) >= 0 &&
+	    __atomic_load_n(&v->vtep[VX_W_VTEP(w)].live,
+			    __ATOMIC_ACQUIRE) == 1) {
+		out[0] = (uint8_t)VX_W_VTEP(w);
+		return 1;
+	}
+	for (i = 0; i < VXLAN_VTEPS; i++)
+		if (v->vtep[i].flood &&
+		    __atomic_load_n(&v->vtep[i].live, __ATOMIC_ACQUIRE) == 1)
+			out[n++] = (uint8_t)i;
+	return n;
+}
+
+/**
+ * vxlan_l3_len() - a frame's length past its Ethernet header and one tag
+ * @pkt:	frame
+ * @len:	its length (or a segment's)
+ * Return: what the inner MTU limits
+ */
+static size_t vxlan_l3_len(const struct pkt *pkt, size_t len)
+{
+	size_t l3 = len - MIN(len, (size_t)ETH_HLEN);
+
+	if (pkt->eth.h_proto == htons(ETH_P_8021Q) && l3 >= 4)
+		l3 -= 4;
+	return l3;
+}
+
+/**
+ * vxlan_frame() - queue one frame's datagrams, its offloads finished
+ * @p:		port
+ * @v:		port state
+ * @t:		the batch
+ * @pkt:	frame (read, never written)
+ * @f:		its index in the xmit
+ * Return: 0, or the drop reason (nothing queued, or what was queued of
+ *	   a segmented frame stays queued)
+ */
+static int vxlan_frame(struct port *p, struct vxlan_priv *v,
+		       struct vxlan_tx *t, const struct pkt *pkt,
+		       unsigned int f)
+{
+	uint8_t targets[VXLAN_VTEPS];
+	struct gso_csum res;
+	struct gso_iter it;
+	struct gso_seg seg;
+	unsigned int nt, fd;
+	struct iovec *iov;
+	int a, b, n;
+
+	if (pkt->iovcnt > PKT_IOV_MAX || pkt->len > PKT_FRAME_MAX ||
+	    pkt->len < ETH_HLEN)
+		return STATS_DROP_TOO_BIG;
+	nt = vxlan_targets(v, pkt, targets);
+	if (!nt) {
+		stats_add(vxlan_ctr(p, VX_C_NO_VTEP), 1);
+		return STATS_DROP_PORT_DOWN;
+	}
+	if (nt > 1 || (pkt->eth.h_dest[0] & 1))
+		stats_add(vxlan_ctr(p, VX_C_FLOOD), nt);
+
+	/* One flow, one source port: the underlay keeps it in order. */
+	fd = v->ntx > 1 ? pkt_flow_hash(pkt) % v->ntx : 0;
+	if (t->n && t->fd != v->tx[fd])
+		vxlan_flush(v, t);
+	t->fd = v->tx[fd];
+
+	vxlan_room(v, t, nt);
+	iov = t->iov[t->n];
+	if (!pkt->vnet.flags && pkt->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE)
+		goto pass;
+	switch (gso_plan(pkt, pkt->src_feat, 0)) {
+	case GSO_ACT_PASS:
+		goto pass;
+	case GSO_ACT_CSUM:
+		if (vxlan_l3_len(pkt, pkt->len) > v->mtu)
+			goto mtu;
+		/* Up to the checksum, the checksum from the slot, the rest:
+		 * the source is never written.
+		 */
+		if (gso_csum_fill(&pkt->vnet, pkt->iov, pkt->iovcnt, pkt->len,
+				  &res))
+			return STATS_DROP_OFFLOAD;
+		a = iov_slice(pkt->iov, pkt->iovcnt, 0, res.off, iov + 1,
+			      PKT_IOV_MAX);
+		if (a < 0)
+			return STATS_DROP_OFFLOAD;
+		memcpy(t->hdr[t->n], &res.csum, sizeof(res.csum));
+		iov[1 + a].iov_base = t->hdr[t->n];
+		iov[1 + a].iov_len = sizeof(res.csum);
+		b = iov_slice(pkt->iov, pkt->iovcnt, res.off + sizeof(res.csum),
+			      pkt->len - res.off - sizeof(res.csum),
+			      &iov[2 + a], PKT_IOV_MAX + 1 - (unsigned int)a);
+		if (b < 0)
+			return STATS_DROP_OFFLOAD;
+		vxlan_queue(v, t, (unsigned int)(a + 1 + b), f, targets, nt);
+		return 0;
+	case GSO_ACT_SEGMENT:
+		if (gso_init(&it, pkt, false))
+			return STATS_DROP_OFFLOAD;
+		for (;;) {
+			vxlan_room(v, t, nt);
+			iov = t->iov[t->n];
+			n = gso_next(&it, t->hdr[t->n], iov + 1, VXLAN_IOV - 1,
+				     &seg);
+			if (n <= 0)
+				break;
+			if (vxlan_l3_len(pkt, seg.len) > v->mtu)
+				goto mtu;
+			vxlan_queue(v, t, (unsigned int)n, f, targets, nt);
+		}
+		return n < 0 ? STATS_DROP_OFFLOAD : 0;
+	default:
+		return STATS_DROP_OFFLOAD;
+	}
+
+pass:
+	if (vxlan_l3_len(pkt, pkt->len) > v->mtu)
+		goto mtu;
+	memcpy(iov + 1, pkt->iov, pkt->iovcnt * sizeof(iov[0]));
+	vxlan_queue(v, t, pkt->iovcnt, f, targets, nt);
+	return 0;
+mtu:
+	stats_add(vxlan_ctr(p, VX_C_MTU_INNER), 1);
+	return STATS_DROP_TOO_BIG;
+}
+
+/**
+ * vxlan_xmit() - frames into the tunnel, one datagram (or one per
+ *		  segment) each, to its VTEP or to every remote
+ * @p:		port
+ * @pkts:	frames (their buffers are read, never kept)
+ * @n:		number of frames
+ * Return: frames delivered (every datagram of theirs taken by the
+ *	   kernel); the rest are counted as drops
+ *
+ * Context: any worker, concurrently: the batch is on the caller's stack,
+ * each sendmmsg() is whole datagrams, the table is read without a lock.
+ * Never blocks (MSG_DONTWAIT).
+ */
+static unsigned int vxlan_xmit(struct port *p, struct pkt *const *pkts,
+			       unsigned int n)
+{
+	unsigned int i, j, sent = 0, drops[STATS_DROP_COUNT] = { 0 };
+	struct vxlan_priv *v = p->priv;
+	uint64_t bytes = 0;
+	struct vxlan_tx t;
+
+	t.n = 0;
+	t.fd = -1;
+	t.mtu_under = 0;
+	for (i = 0; i < n; i += PORT_BURST) {
+		unsigned int m = MIN(n - i, (unsigned int)PORT_BURST);
+
+		memset(t.why, 0, m);
+		for (j = 0; j < m; j++) {
+			int why = vxlan_frame(p, v, &t, pkts[i + j], j);
+
+			if (why && !t.why[j])
+				t.why[j] = (uint8_t)why;
+		}
+		if (t.n)
+			vxlan_flush(v, &t);
+		for (j = 0; j < m; j++) {
+			if (t.why[j]) {
+				drops[t.why[j]]++;
+				continue;
+			}
+			sent++;
+			bytes += pkts[i + j]->len;
+		}
+	}
+	if (t.mtu_under)
+		stats_add(vxlan_ctr(p, VX_C_MTU_UNDERLAY), t.mtu_under);
+	port_count_xmit(p, sent, bytes, drops);
+	return sent;
+}
+
+/**
+ * vxlan_vtep_unref() - a VTEP lost an entry: free it if nothing holds it
+ * @v:		port state
+ * @vt:		its index
+ * Return: true if freed (the caller quiesces before it is reused)
+ *
+ * Context: under @v->lock
+ */
+static bool vxlan_vtep_unref(struct vxlan_priv *v, unsigned int vt)
+	REQUIRES(v->lock)
+{
+	struct vxlan_vtep *e = &v->vtep[vt];
+
+	if (e->flood || e->statics || e->learned)
+		return false;
+	__atomic_store_n(&e->live, 2, __ATOMIC_RELEASE);
+	return true;
+}
+
+/**
+ * vxlan_drained() - freed VTEPs are free: no worker still sees them
+ * @v:		port state
+ *
+ * Context: control thread, after port_quiesce()
+ */
+static void vxlan_drained(struct vxlan_priv *v)
+{
+	unsigned int i;
+
+	vlock_lock(&v->lock);
+	for (i = 0; i < VXLAN_VTEPS; i++)
+		if (v->vtep[i].live == 2) {
+			memset(&v->vtep[i].sa, 0, sizeof(v->vtep[i].sa));
+			v->vtep[i].rx = v->vtep[i].tx = 0;
+			__atomic_store_n(&v->vtep[i].live, 0, __ATOMIC_RELEASE);
+		}
+	vlock_unlock(&v->lock);
+}
+
+/**
+ * vxlan_timer() - once a second: learned MACs past their age go
+ * @p:		port
+ *
+ * Context: control thread
+ */
+static void vxlan_timer(struct port *p)
+{
+	struct vxlan_priv *v = p->priv;
+	uint32_t now = vxlan_now();
+	bool freed = false;
+	unsigned int i;
+
+	vlock_lock(&v->lock);
+	for (i = 0; i < VXLAN_SLOTS; i++) {
+		uint64_t w = v->mac[i];
+
+		if (!(w & VX_W_VALID) || (w & VX_W_STATIC) ||
+		    now - __atomic_load_n(&v->age[i], __ATOMIC_RELAXED) <=
+		    v->ageing)
+			continue;
+		__atomic_store_n(&v->mac[i], 0, __ATOMIC_RELEASE);
+		v->vtep[VX_W_VTEP(w)].learned--;
+		freed |= vxlan_vtep_unref(v, VX_W_VTEP(w));
+	}
+	vlock_unlock(&v->lock);
+	if (freed) {
+		port_quiesce();
+		vxlan_drained(v);
+	}
+}
+
+/**
+ * vxlan_args() - the keys of a command: mac= and vtep=
+ * @args:	"mac=MAC[,vtep=IP]"
+ * @mac:	out: the MAC
+ * @vtep:	out: the VTEP's IP, family AF_UNSPEC if not given
+ * @err:	one line on failure
+ * @errlen:	its size
+ * Return: 0 or -EINVAL
+ */
+static int vxlan_args(const char *args, uint8_t mac[6], struct port_ip *vtep,
+		      char *err, size_t errlen)
+{
+	char buf[160], *save = NULL, *kv;
+	bool has_mac = false;
+	unsigned int i;
+
+	memset(vtep, 0, sizeof(*vtep));
+	if (strlen(args) >= sizeof(buf)) {
+		snprintf(err, errlen, "keys too long");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", args);
+	for (kv = strtok_r(buf, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(kv, '=');
+
+		if (!val) {
+			snprintf(err, errlen, "'%.40s' is not KEY=VALUE", kv);
+			return -EINVAL;
+		}
+		*val++ = '\0';
+		if (!strcmp(kv, "mac") && !has_mac) {
+			unsigned int b[6];
+			char end;
+
+			if (strlen(val) != 17 ||
+			    sscanf(val, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0],
+				   &b[1], &b[2], &b[3], &b[4], &b[5],
+				   &end) != 6) {
+				snprintf(err, errlen, "mac '%.40s' is not a MAC "
+					 "address (aa:bb:cc:dd:ee:ff)", val);
+				return -EINVAL;
+			}
+			for (i = 0; i < 6; i++)
+				mac[i] = (uint8_t)b[i];
+			if ((mac[0] & 1) || !(mac[0] | mac[1] | mac[2] |
+					      mac[3] | mac[4] | mac[5])) {
+				snprintf(err, errlen, "mac '%s' is not a "
+					 "station address", val);
+				return -EINVAL;
+			}
+			has_mac = true;
+		} else if (!strcmp(kv, "vtep") && !vtep->family) {
+			if (inet_pton(AF_INET, val, vtep->a) == 1) {
+				vtep->family = AF_INET;
+			} else if (inet_pton(AF_INET6, val, vtep->a) == 1) {
+				vtep->family = AF_INET6;
+			} else {
+				snprintf(err, errlen, "vtep '%.46s' is not an "
+					 "IP address", val);
+				return -EINVAL;
+			}
+		} else {
+			snprintf(err, errlen, "unknown or repeated key "
+				 "'%.20s' (mac=, vtep=)", kv);
+			return -EINVAL;
+		}
+	}
+	if (!has_mac) {
+		snprintf(err, errlen, "missing mac=");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * vxlan_cmd_add() - "vxlan add NAME,mac=MAC,vtep=IP": a static entry
+ * @p:		port
+ * @args:	the keys
+ * @out:	reply
+ * @err:	one line on failure
+ * @errlen:	its size
+ * Return: 0 or -EINVAL
+ *
+ * Context: control thread.  An entry already there (learned or static)
+ * is replaced; the VTEP joins the known ones if it is new (it then takes
+ * datagrams, but gets no flooded frames: only a remote= does).
+ */
+static int vxlan_cmd_add(struct port *p, const char *args,
+			 struct port_out *out, char *err, size_t errlen)
+{
+	struct vxlan_priv *v = p->priv;
+	struct vxlan_vtep *e;
+	union vxlan_sa sa;
+	struct port_ip ip;
+	uint8_t mac[6];
+	uint64_t key, w = 0;
+	bool freed = false;
+	unsigned int vt;
+	int s, i;
+
+	if (vxlan_args(args, mac, &ip, err, errlen))
+		return -EINVAL;
+	if (!ip.family) {
+		snprintf(err, errlen, "missing vtep=");
+		return -EINVAL;
+	}
+	if ((ip.family == AF_INET) != (v->salen == sizeof(sa.in4))) {
+		snprintf(err, errlen, "vtep= is not of the underlay's address "
+			 "family (local=)");
+		return -EINVAL;
+	}
+	vxlan_sa_set(&sa, &ip, ntohs(v->dport));
+	key = vxlan_mac_key(mac);
+
+	vlock_lock(&v->lock);
+	i = vxlan_vtep_find(v, &sa);
+	if (i < 0) {
+		for (i = 0; i < VXLAN_VTEPS && v->vtep[i].live; i++)
+			;
+		if (i == VXLAN_VTEPS) {
+			vlock_unlock(&v->lock);
+			snprintf(err, errlen, "%d VTEPs known already (or "
+				 "being freed)", VXLAN_VTEPS);
+			return -EINVAL;
+		}
+	}
+	vt = (unsigned int)i;
+	e = &v->vtep[vt];
+	s = vxlan_find(v, key, &w);
+	if (s < 0)
+		s = vxlan_free_slot(v, key);
+	if (s < 0) {
+		vlock_unlock(&v->lock);
+		snprintf(err, errlen, "no room in the MAC table's bucket for "
+			 "this MAC");
+		return -EINVAL;
+	}
+	if (!e->live) {
+		e->sa = sa;
+		e->flood = false;
+		e->statics = 0;
+		e->learned = 0;
+		__atomic_store_n(&e->live, 1, __ATOMIC_RELEASE);
+	}
+	if (w & VX_W_VALID) {
+		if (w & VX_W_STATIC)
+			v->vtep[VX_W_VTEP(w)].statics--;
+		else
+			v->vtep[VX_W_VTEP(w)].learned--;
+	}
+	e->statics++;
+	__atomic_store_n(&v->mac[s], VX_W_VALID | VX_W_STATIC |
+			 (uint64_t)vt << 48 | key, __ATOMIC_RELEASE);
+	if ((w & VX_W_VALID) && VX_W_VTEP(w) != vt)
+		freed = vxlan_vtep_unref(v, VX_W_VTEP(w));
+	vlock_unlock(&v->lock);
+	if (freed) {
+		port_quiesce();
+		vxlan_drained(v);
+	}
+	out->put(out, "{\"ok\":true}\n");
+	return 0;
+}
+
+/**
+ * vxlan_cmd_del() - "vxlan del NAME,mac=MAC": an entry goes, static or
+ *		     learned
+ * @p:		port
+ * @args:	the keys
+ * @out:	reply
+ * @err:	one line on failure
+ * @errlen:	its size
+ * Return: 0 or -EINVAL (no such entry)
+ *
+ * Context: control thread
+ */
+static int vxlan_cmd_del(struct port *p, const char *args,
+			 struct port_out *out, char *err, size_t errlen)
+{
+	struct vxlan_priv *v = p->priv;
+	struct port_ip ip;
+	uint8_t mac[6];
+	uint64_t w = 0;
+	bool freed;
+	int s;
+
+	if (vxlan_args(args, mac, &ip, err, errlen))
+		return -EINVAL;
+	if (ip.family) {
+		snprintf(err, errlen, "del takes mac= only");
+		return -EINVAL;
+	}
+	vlock_lock(&v->lock);
+	s = vxlan_find(v, vxlan_mac_key(mac), &w);
+	if (s < 0) {
+		vlock_unlock(&v->lock);
+		snprintf(err, errlen, "no entry for that MAC");
+		return -EINVAL;
+	}
+	__atomic_store_n(&v->mac[s], 0, __ATOMIC_RELEASE);
+	if (w & VX_W_STATIC)
+		v->vtep[VX_W_VTEP(w)].statics--;
+	else
+		v->vtep[VX_W_VTEP(w)].learned--;
+	freed = vxlan_vtep_unref(v, VX_W_VTEP(w));
+	vlock_unlock(&v->lock);
+	if (freed) {
+		port_quiesce();
+		vxlan_drained(v);
+	}
+	out->put(out, "{\"ok\":true}\n");
+	return 0;
+}
+
+/**
+ * vxlan_cmd_fdb() - "vxlan fdb NAME": the VTEPs and the MAC table (JSON)
+ * @p:		port
+ * @args:	"" (no keys)
+ * @out:	reply
+ * @err:	one line on failure
+ * @errlen:	its size
+ * Return: 0 or -EINVAL
+ *
+ * Context: control thread; the counters are racy reads
+ */
+static int vxlan_cmd_fdb(struct port *p, const char *args,
+			 struct port_out *out, char *err, size_t errlen)
+{
+	struct vxlan_priv *v = p->priv;
+	uint32_t now = vxlan_now();
+	char a[INET6_ADDRSTRLEN];
+	struct vxlan_snap {
+		struct vxlan_vtep vtep[VXLAN_VTEPS];
+		uint64_t mac[VXLAN_SLOTS];
+		uint32_t age[VXLAN_SLOTS];
+	} *sn;
+	unsigned int i, n = 0;
+
+	if (*args) {
+		snprintf(err, errlen, "fdb takes no keys");
+		return -EINVAL;
+	}
+	/* A copy under the lock, printed without it: the reading worker
+	 * may need the lock to learn meanwhile.
+	 */
+	sn = malloc(sizeof(*sn));
+	if (!sn) {
+		snprintf(err, errlen, "out of memory");
+		return -EINVAL;
+	}
+	vlock_lock(&v->lock);
+	memcpy(sn->vtep, v->vtep, sizeof(sn->vtep));
+	for (i = 0; i < VXLAN_SLOTS; i++) {
+		sn->mac[i] = v->mac[i];
+		sn->age[i] = __atomic_load_n(&v->age[i], __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < VXLAN_VTEPS; i++) {
+		sn->vtep[i].rx = __atomic_load_n(&v->vtep[i].rx,
+						 __ATOMIC_RELAXED);
+		sn->vtep[i].tx = __atomic_load_n(&v->vtep[i].tx,
+						 __ATOMIC_RELAXED);
+	}
+	vlock_unlock(&v->lock);
+
+	out->put(out, "{\"port\":\"%s\",\"vni\":%u,\"vteps\":[", p->name,
+		 ntohl(v->vni_word) >> 8);
+	for (i = 0; i < VXLAN_VTEPS; i++) {
+		const struct vxlan_vtep *e = &sn->vtep[i];
+
+		if (e->live != 1)
+			continue;
+		out->put(out, "%s{\"vtep\":\"%s\",\"flood\":%s,"
+			 "\"static_macs\":%u,\"learned_macs\":%u,"
+			 "\"rx_packets\":%llu,\"tx_packets\":%llu}",
+			 n++ ? "," : "", vxlan_sa_str(&e->sa, a),
+			 e->flood ? "true" : "false", e->statics, e->learned,
+			 (unsigned long long)e->rx, (unsigned long long)e->tx);
+	}
+	out->put(out, "],\"macs\":[");
+	for (i = n = 0; i < VXLAN_SLOTS; i++) {
+		uint64_t w = sn->mac[i];
+		bool st = w & VX_W_STATIC;
+
+		if (!(w & VX_W_VALID))
+			continue;
+		out->put(out, "%s{\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
+			 "\"vtep\":\"%s\",\"static\":%s,\"age\":%u}",
+			 n++ ? "," : "",
+			 (unsigned int)(w >> 40) & 0xff,
+			 (unsigned int)(w >> 32) & 0xff,
+			 (unsigned int)(w >> 24) & 0xff,
+			 (unsigned int)(w >> 16) & 0xff,
+			 (unsigned int)(w >> 8) & 0xff, (unsigned int)w & 0xff,
+			 vxlan_sa_str(&sn->vtep[VX_W_VTEP(w)].sa, a),
+			 st ? "true" : "false", st ? 0 : now - sn->age[i]);
+	}
+	out->put(out, "]}\n");
+	free(sn);
+	return 0;
+}
+
+static const struct port_cmd vxlan_cmds[] = {
+	{ "fdb", "", "VTEPs and MAC -> VTEP entries (JSON)", vxlan_cmd_fdb },
+	{ "add", ",mac=MAC,vtep=IP",
+	  "a static MAC -> VTEP entry (never ages or moves)", vxlan_cmd_add },
+	{ "del", ",mac=MAC", "remove a MAC's entry, static or learned",
+	  vxlan_cmd_del },
+};
+
+/* What a vxlan port counts beyond stats_common (see stats.h). */
+static const struct stats_desc vxlan_desc[] = {
+	{ .key = "foreign", .metric = "vxlan_foreign_total",
+	  .help = "Datagrams dropped: not from a known VTEP.",
+	  STATS_AT(peer_refused) },
+	{ .key = "bad_header", .metric = "vxlan_bad_header_total",
+	  .help = "Datagrams dropped: short, or flags other than I.",
+	  STATS_AT(type[VX_C_BAD_HEADER]) },
+	{ .key = "bad_vni", .metric = "vxlan_bad_vni_total",
+	  .help = "Datagrams dropped: another VNI.",
+	  STATS_AT(type[VX_C_BAD_VNI]) },
+	{ .key = "flood_copies", .metric = "vxlan_flood_copies_total",
+	  .help = "Frames sent to every remote (broadcast, multicast, "
+		  "unknown unicast), one per copy.",
+	  STATS_AT(type[VX_C_FLOOD]) },
+	{ .key = "no_vtep", .metric = "vxlan_no_vtep_total",
+	  .help = "Frames dropped: no VTEP to send them to.",
+	  STATS_AT(type[VX_C_NO_VTEP]) },
+	{ .key = "learn_limit", .metric = "vxlan_learn_limit_total",
+	  .help = "MACs not learned: their VTEP owns vtep-max-macs already.",
+	  STATS_AT(type[VX_C_LEARN_LIMIT]) },
+	{ .key = "mac_moves", .metric = "vxlan_mac_moves_total",
+	  .help = "Learned MACs that moved to another VTEP.",
+	  STATS_AT(type[VX_C_MOVES]) },
+	{ .key = "mtu_inner", .metric = "vxlan_mtu_inner_total",
+	  .help = "Frames dropped: inner packet larger than mtu=.",
+	  STATS_AT(type[VX_C_MTU_INNER]) },
+	{ .key = "mtu_underlay", .metric = "vxlan_mtu_underlay_total",
+	  .help = "Datagrams the kernel refused: larger than the underlay "
+		  "path MTU.",
+	  STATS_AT(type[VX_C_MTU_UNDERLAY]) },
+	{ .key = "bursts", .metric = "vxlan_bursts_total",
+	  .help = "Worker turns that took datagrams from the socket.",
+	  STATS_AT(polls) },
+};
+
+static const struct stats_table vxlan_stats = {
+	vxlan_desc, ARRAY_SIZE(vxlan_desc)
+};
+
+static const struct stats_table *const vxlan_counters[] = {
+	&vxlan_stats, NULL
+};
+
+const struct port_ops port_vxlan_ops = {
+	.type		= "vxlan",
+	.name_prefix	= "vx",
+	.priv_size	= sizeof(struct vxlan_priv),
+	.opts		= vxlan_opts,
+	.n_opts		= ARRAY_SIZE(vxlan_opts),
+	.opts_size	= sizeof(struct vxlan_opts),
+	.check		= vxlan_check,
+	.open		= vxlan_open,
+	.close		= vxlan_close,
+	.xmit		= vxlan_xmit,
+	.rx_begin	= vxlan_rx_begin,
+	.rx_burst	= vxlan_rx_burst,
+	.rx_end		= vxlan_rx_end,
+	.timer		= vxlan_timer,
+	.counters	= vxlan_counters,
+	.cmds		= vxlan_cmds,
+	.n_cmds		= ARRAY_SIZE(vxlan_cmds),
+};

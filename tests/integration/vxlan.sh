@@ -1,0 +1,424 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/integration/vxlan.sh - the vxlan port type against Linux's own
+# vxlan devices, in namespaces joined by veth pairs (198.18.0.0/15
+# underlay and overlay, 2001:2::/48 for IPv6)
+#
+#   host A (ns $NA): vhostd, a TAP port vt0 (198.19.1.1, A's kernel as
+#     the "guest") and a vxlan port vx0 (local 198.18.0.1, vni 42), over
+#     veth ua (198.18.0.1) and ua2 (198.18.1.1)
+#   host B (ns $NB): ub 198.18.0.2, a kernel vxlan vx0 (vni 42) in a
+#     bridge with a veth to ns $NC, whose cc is 198.19.1.2
+#   host D (ns $ND): ud 198.18.1.3, a kernel vxlan vx0 (vni 42) with an
+#     address of its own
+#
+#   vxlan-kernel    ping, iperf3 both ways, 4 MiB each way byte for byte
+#                   (sha256), the underlay captured with tcpdump: VXLAN
+#                   to port 4789 with VNI 42 from ephemeral source ports,
+#                   one encapsulation; a datagram over the underlay's MTU
+#                   counted as mtu_underlay, never fragmented
+#   vxlan-move      C's MAC moves to host D: the first frame from D moves
+#                   vhostd's entry (mac_moves), and A reaches it there
+#   vxlan-static    vhostctl vxlan add/del: a static entry sends to its
+#                   VTEP without flooding, a frame claiming its MAC from
+#                   another VTEP is dropped as spoofed, bad keys are one
+#                   line and exit status 1
+#   vxlan-hostile   short, wrong-flag, wrong-VNI, group-source and
+#                   stranger's datagrams: each counted by reason, vhostd
+#                   serving on
+#   vxlan-kernel6   the same link over an IPv6 underlay: ping and 4 MiB
+#   vxlan-spec      bad specs refused at start-up with one line; ctl
+#                   "port add vxlan" refused at run time
+#
+# The kernel's vxlan hands its inner frames to a veth with the checksum
+# still to be done (CHECKSUM_PARTIAL), which a veth keeps across
+# namespaces and a UDP socket cannot see: B's and D's underlay veths have
+# TX checksumming off, as a real NIC finishes it (doc/ports.md).
+#
+# Usage: tests/integration/vxlan.sh [NAME-GLOB...]  (BUILD=dir, default
+# build; VHOSTD_USER as lib.sh).  Root.
+set -uo pipefail
+
+TMP=$(mktemp -d /tmp/vhostd-vxlan.XXXXXX)
+NS=vxl-$$
+FILTER=("$@")
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+NA=vxa-$$
+NB=vxb-$$
+NC=vxc-$$
+ND=vxd-$$
+MADE=()
+vx_cleanup() {
+	local n
+	for n in "${MADE[@]}"; do
+		ip netns del "$n" 2>/dev/null
+	done
+}
+IT_CLEANUP_HOOK=vx_cleanup
+
+VX=(vxlan fdb)
+ALL=(vxlan-kernel vxlan-move vxlan-static vxlan-hostile vxlan-kernel6
+     vxlan-spec)
+for t in socat iperf3 tcpdump python3 ethtool; do
+	if ! command -v $t >/dev/null; then
+		for n in "${ALL[@]}"; do wanted "$n" && skip "$n" "no $t"; done
+		it_summary
+		exit
+	fi
+done
+if [ "$(id -u)" != 0 ]; then
+	for n in "${ALL[@]}"; do wanted "$n" && skip "$n" "needs root"; done
+	it_summary
+	exit
+fi
+
+# ns NAME: a namespace, lo up, IPv6 without duplicate address detection
+ns() {
+	ip netns add "$1" || return 1
+	MADE+=("$1")
+	ip -n "$1" link set lo up
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+		net.ipv6.conf.default.accept_dad=0
+}
+
+# topo 4|6: the namespaces and links above (IPv6: A-B only, 2001:2::/64)
+topo() {
+	local fam=$1
+	ns "$NA" && ns "$NB" && ns "$NC" || return 1
+	ip link add ua netns "$NA" type veth peer name ub netns "$NB" || return 1
+	ip -n "$NA" link set ua mtu 1600 up
+	ip -n "$NB" link set ub mtu 1600 up
+	ip netns exec "$NB" ethtool -K ub tx off >/dev/null || return 1
+	if [ "$fam" = 4 ]; then
+		ip -n "$NA" addr add 198.18.0.1/24 dev ua
+		ip -n "$NB" addr add 198.18.0.2/24 dev ub
+		ip -n "$NB" link add vx0 type vxlan id 42 local 198.18.0.2 \
+			remote 198.18.0.1 dstport 4789 || return 1
+	else
+		ip -n "$NA" addr add 2001:2::1/64 dev ua nodad
+		ip -n "$NB" addr add 2001:2::2/64 dev ub nodad
+		ip -n "$NB" link add vx0 type vxlan id 42 local 2001:2::2 \
+			remote 2001:2::1 dstport 4789 || return 1
+	fi
+	ip -n "$NB" link set vx0 mtu 1500
+	ip -n "$NB" link add br0 type bridge || return 1
+	ip -n "$NB" link set vx0 master br0
+	ip link add cb netns "$NB" type veth peer name cc netns "$NC" || return 1
+	ip -n "$NB" link set cb master br0
+	ip -n "$NB" link set cb up
+	ip -n "$NB" link set vx0 up
+	ip -n "$NB" link set br0 up
+	ip -n "$NC" addr add 198.19.1.2/24 dev cc
+	ip -n "$NC" link set cc up
+	[ "$fam" = 6 ] && return 0
+
+	ns "$ND" || return 1
+	ip link add ua2 netns "$NA" type veth peer name ud netns "$ND" || return 1
+	ip -n "$NA" link set ua2 mtu 1600 up
+	ip -n "$ND" link set ud mtu 1600 up
+	ip netns exec "$ND" ethtool -K ud tx off >/dev/null || return 1
+	ip -n "$NA" addr add 198.18.1.1/24 dev ua2
+	ip -n "$ND" addr add 198.18.1.3/24 dev ud
+	ip -n "$ND" route add 198.18.0.0/24 via 198.18.1.1
+	ip -n "$ND" link add vx0 type vxlan id 42 local 198.18.1.3 \
+		remote 198.18.0.1 dstport 4789 || return 1
+	ip -n "$ND" link set vx0 mtu 1500
+}
+
+# untopo: every namespace gone (the next test builds its own)
+untopo() {
+	vx_cleanup
+	MADE=()
+}
+
+# vx_start SPEC-KEYS...: vhostd in $NA with vt0 (198.19.1.1) and vx0
+vx_start() {
+	start_vhostd ip netns exec "$NA" -- 0 \
+		--port "tap,ifname=vt0,name=tap0" \
+		--port "vxlan,name=vx0,vni=42$(printf ',%s' "$@")" || return 1
+	for _i in $(seq 100); do
+		ip -n "$NA" link show vt0 >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	# No IPv6 on the overlay: its multicast would blur the flood counts.
+	ip netns exec "$NA" sysctl -qw net.ipv6.conf.vt0.disable_ipv6=1
+	ip -n "$NA" addr add 198.19.1.1/24 dev vt0 &&
+	ip -n "$NA" link set vt0 up
+}
+
+# fdb: "vxlan fdb vx0" as JSON
+fdb() {
+	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" vxlan fdb vx0
+}
+
+# xfer FROM-NS TO-NS TO-IP: 4 MiB of random bytes over TCP, byte for byte
+xfer() {
+	local port=$((7000 + RANDOM % 1000)) want got
+	head -c 4M /dev/urandom >"$TMP/blob"
+	want=$(sha256sum <"$TMP/blob" | cut -d' ' -f1)
+	ip netns exec "$2" timeout 30 socat -u TCP-LISTEN:$port,reuseaddr - \
+		>"$TMP/blob.in" &
+	local l=$!
+	BGPIDS+=("$l")
+	sleep 0.3
+	ip netns exec "$1" timeout 30 socat -u FILE:"$TMP/blob" \
+		TCP:"$3":$port,connect-timeout=5 ||
+		{ ERR="${ERR:+$ERR; }socat $1 -> $3 failed"; wait $l; return 1; }
+	wait $l
+	got=$(sha256sum <"$TMP/blob.in" | cut -d' ' -f1)
+	[ "$got" = "$want" ] ||
+		{ ERR="${ERR:+$ERR; }4 MiB $1 -> $3: sha256 differs ($(stat -c %s "$TMP/blob.in") bytes)"; return 1; }
+}
+
+# iperf FROM-NS TO-NS TO-IP: a 2 s iperf3 stream; prints Mbit/s
+iperf() {
+	local port=$((5300 + RANDOM % 500)) out
+	ip netns exec "$2" timeout 20 iperf3 -s -1 -p $port >/dev/null 2>&1 &
+	BGPIDS+=("$!")
+	sleep 0.3
+	out=$(ip netns exec "$1" timeout 20 iperf3 -c "$3" -p $port -t 2 -J 2>/dev/null) ||
+		{ ERR="${ERR:+$ERR; }iperf3 $1 -> $3 failed"; return 1; }
+	jq -r '.end.sum_received.bits_per_second / 1e6 | floor' <<<"$out"
+}
+
+# ping_ok NS IP: three pings answered
+ping_ok() {
+	ip netns exec "$1" ping -c 3 -i 0.2 -W 2 "$2" >/dev/null 2>&1 ||
+		{ ERR="${ERR:+$ERR; }ping $2 from $1 failed"; return 1; }
+}
+
+# finish NAME DETAIL: vhostd's clean exit, the result, the namespaces gone
+finish() {
+	stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
+	result "$1" "$([ -z "$ERR" ] && echo 0 || echo 1)" "${ERR:-$2}"
+	ERR=
+	untopo
+}
+
+# ---- vxlan-kernel ---------------------------------------------------------
+if wanted vxlan-kernel; then
+	ERR=
+	if topo 4 && vx_start local=198.18.0.1 remote=198.18.0.2; then
+		ping_ok "$NA" 198.19.1.2
+		ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -c 40 -w "$TMP/ul.pcap" \
+			udp >/dev/null 2>&1 &
+		td=$!
+		BGPIDS+=("$td")
+		sleep 0.5
+		up=$(iperf "$NA" "$NC" 198.19.1.2)
+		down=$(iperf "$NC" "$NA" 198.19.1.1)
+		wait "$td"
+		xfer "$NA" "$NC" 198.19.1.2
+		xfer "$NC" "$NA" 198.19.1.1
+		# The capture: every datagram VXLAN to 4789, VNI 42, from an
+		# ephemeral port (ours or the kernel's), one encapsulation.
+		dump=$(tcpdump -r "$TMP/ul.pcap" -nn -v 2>/dev/null)
+		nvx=$(grep -c 'VXLAN, flags \[I\] (0x08), vni 42' <<<"$dump")
+		nall=$(tcpdump -r "$TMP/ul.pcap" -nn 2>/dev/null | grep -c '^[0-9]')
+		[ "$nvx" -ge 20 ] && [ "$nvx" = "$nall" ] ||
+			ERR="${ERR:+$ERR; }capture: $nvx VXLAN vni 42 of $nall UDP datagrams"
+		from_a=$(tcpdump -r "$TMP/ul.pcap" -nn 2>/dev/null |
+			 grep -c '198\.18\.0\.1\.[0-9]* > 198\.18\.0\.2\.4789:')
+		[ "$from_a" -ge 1 ] ||
+			ERR="${ERR:+$ERR; }capture: nothing from vhostd to 198.18.0.2:4789"
+		tcpdump -r "$TMP/ul.pcap" -nn 2>/dev/null |
+			grep -q '198\.18\.0\.1\.4789 > ' &&
+			ERR="${ERR:+$ERR; }capture: vhostd sent from port 4789 (no entropy)"
+		# 4789 inside 4789: the inner frame is never VXLAN again.
+		grep -A3 'vni 42' <<<"$dump" | grep -q 'vni 42.*vni 42' &&
+			ERR="${ERR:+$ERR; }capture: double encapsulation"
+		# Over the underlay's MTU: refused, counted, not fragmented.
+		ip -n "$NA" link set ua mtu 1500
+		ip netns exec "$NA" ping -c 1 -W 1 -M do -s 1460 198.19.1.2 \
+			>/dev/null 2>&1 &&
+			ERR="${ERR:+$ERR; }a 1538-byte datagram crossed a 1500 MTU"
+		check_ctr vx0 .mtu_underlay -ge 1
+		ip -n "$NA" link set ua mtu 1600
+		ping_ok "$NA" 198.19.1.2
+		for c in bad_header bad_vni foreign; do
+			check_ctr vx0 ".$c" -eq 0
+		done
+		check_ctr vx0 .rx_packets -gt 1000
+		check_ctr vx0 .tx_packets -gt 1000
+		detail="ping; iperf3 A->C ${up:-?} Mbit/s, C->A ${down:-?} Mbit/s; 4 MiB each way intact; $nvx/$nall captured datagrams VXLAN vni 42; MTU overrun counted"
+	else
+		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
+	fi
+	finish vxlan-kernel "$detail"
+fi
+
+# ---- vxlan-move -----------------------------------------------------------
+if wanted vxlan-move; then
+	ERR=
+	if topo 4 &&
+	   vx_start local=198.18.0.1 remote=198.18.0.2 remote=198.18.1.3; then
+		ping_ok "$NA" 198.19.1.2
+		mac=$(ip -n "$NC" -j link show cc | jq -r '.[0].address')
+		at=$(fdb | jq -r ".macs[] | select(.mac == \"$mac\") | .vtep")
+		[ "$at" = 198.18.0.2 ] ||
+			ERR="${ERR:+$ERR; }$mac learned at '$at', want 198.18.0.2"
+		# The station moves: gone from C, up behind D's VTEP.
+		ip -n "$NC" link set cc down
+		ip -n "$ND" link set vx0 address "$mac"
+		ip -n "$ND" addr add 198.19.1.2/24 dev vx0
+		ip -n "$ND" link set vx0 up
+		# Its first frame (an ARP request, flooded) moves the entry.
+		ip netns exec "$ND" ping -c 1 -W 2 198.19.1.1 >/dev/null 2>&1 ||
+			ERR="${ERR:+$ERR; }D cannot reach A"
+		at=$(fdb | jq -r ".macs[] | select(.mac == \"$mac\") | .vtep")
+		[ "$at" = 198.18.1.3 ] ||
+			ERR="${ERR:+$ERR; }$mac at '$at' after the move, want 198.18.1.3"
+		check_ctr vx0 .mac_moves -ge 1
+		# A's neighbour entry is unchanged: its frames follow the MAC.
+		ping_ok "$NA" 198.19.1.2
+	else
+		ERR="setup failed"
+	fi
+	finish vxlan-move "C's MAC moved to VTEP 198.18.1.3 on its first frame; A reached it there"
+fi
+
+# ---- vxlan-static ---------------------------------------------------------
+if wanted vxlan-static; then
+	ERR=
+	SMAC=02:00:00:00:00:77
+	if topo 4 &&
+	   vx_start local=198.18.0.1 remote=198.18.0.2; then
+		ping_ok "$NA" 198.19.1.2
+		out=$("$VHOSTCTL" --ctl "$TMP/ctl" vxlan add "vx0,mac=$SMAC,vtep=198.18.1.3" 2>&1) ||
+			ERR="${ERR:+$ERR; }vxlan add: $out"
+		j=$(fdb)
+		[ "$(jq -r ".macs[] | select(.mac == \"$SMAC\") | [.vtep, .static] | @tsv" <<<"$j")" = "198.18.1.3	true" ] ||
+			ERR="${ERR:+$ERR; }static entry not shown: $j"
+		[ "$(jq -r '.vteps[] | select(.vtep == "198.18.1.3") | .flood' <<<"$j")" = false ] ||
+			ERR="${ERR:+$ERR; }static VTEP missing or flooded"
+		# To the static MAC: one datagram to D, no flood copy.
+		fl0=$(ctr vx0 .flood_copies)
+		ip -n "$NA" neigh add 198.19.1.77 lladdr "$SMAC" dev vt0
+		ip netns exec "$NA" ping -c 2 -i 0.2 -W 1 198.19.1.77 >/dev/null 2>&1
+		tx=$(fdb | jq -r '.vteps[] | select(.vtep == "198.18.1.3") | .tx_packets')
+		[ "${tx:-0}" -ge 2 ] || ERR="${ERR:+$ERR; }D's VTEP sent ${tx:-?} datagrams, want 2"
+		[ "$(ctr vx0 .flood_copies)" = "$fl0" ] ||
+			ERR="${ERR:+$ERR; }frames to a static MAC were flooded"
+		# The static MAC claimed from B: spoofed.
+		sp0=$(ctr vx0 .drops.spoofed)
+		ip netns exec "$NB" python3 - "$SMAC" <<'EOF'
+import socket, struct, sys
+mac = bytes.fromhex(sys.argv[1].replace(':', ''))
+frame = b'\xff' * 6 + mac + b'\x08\x06' + bytes(46)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('198.18.0.2', 0))
+s.sendto(struct.pack('!II', 0x08000000, 42 << 8) + frame, ('198.18.0.1', 4789))
+EOF
+		wait_ctr 5 vx0 .drops.spoofed -ge $((sp0 + 1))
+		# Bad keys and names: one line, exit status 1.
+		for bad in "vx0,mac=zz" "vx0,mac=$SMAC,vtep=nowhere" "vx0,vtep=198.18.1.3" \
+			   "nosuch,mac=$SMAC,vtep=198.18.1.3" "tap0,mac=$SMAC,vtep=198.18.1.3" \
+			   "vx0,mac=$SMAC,vtep=2001:2::9" "vx0,mac=01:00:5e:00:00:01,vtep=198.18.1.3"; do
+			out=$("$VHOSTCTL" --ctl "$TMP/ctl" vxlan add "$bad" 2>&1)
+			rc=$?
+			[ $rc = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] ||
+				ERR="${ERR:+$ERR; }vxlan add $bad: rc $rc, '$out'"
+		done
+		out=$("$VHOSTCTL" --ctl "$TMP/ctl" vxlan del "vx0,mac=$SMAC" 2>&1) ||
+			ERR="${ERR:+$ERR; }vxlan del: $out"
+		j=$(fdb)
+		[ -z "$(jq -r ".macs[] | select(.mac == \"$SMAC\")" <<<"$j")" ] ||
+			ERR="${ERR:+$ERR; }entry still there after del"
+		[ -z "$(jq -r '.vteps[] | select(.vtep == "198.18.1.3")' <<<"$j")" ] ||
+			ERR="${ERR:+$ERR; }static-only VTEP kept after its last entry went"
+		"$VHOSTCTL" --ctl "$TMP/ctl" vxlan del "vx0,mac=$SMAC" >/dev/null 2>&1 &&
+			ERR="${ERR:+$ERR; }second del succeeded"
+		ping_ok "$NA" 198.19.1.2
+	else
+		ERR="setup failed"
+	fi
+	finish vxlan-static "static entry to its VTEP only, spoof from another VTEP dropped, 7 bad commands refused, del frees the VTEP"
+fi
+
+# ---- vxlan-hostile --------------------------------------------------------
+if wanted vxlan-hostile; then
+	ERR=
+	if topo 4 && vx_start local=198.18.0.1 remote=198.18.0.2; then
+		ping_ok "$NA" 198.19.1.2
+		ip -n "$NB" addr add 198.18.0.9/24 dev ub
+		ip netns exec "$NB" python3 - <<'EOF'
+import socket, struct
+A = ('198.18.0.1', 4789)
+def hdr(flags=0x08000000, vni=42):
+    return struct.pack('!II', flags, vni << 8)
+frame = b'\xff' * 6 + b'\x02\x00\x00\x00\x00\x42' + b'\x08\x06' + bytes(46)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('198.18.0.2', 0))
+s.sendto(b'\x08\x00', A)                                  # short
+s.sendto(hdr() + frame[:10], A)                           # short inner
+s.sendto(hdr(0x0c000000) + frame, A)                      # flags
+s.sendto(hdr(0x08000001) + frame, A)                      # reserved
+s.sendto(hdr(vni=43) + frame, A)                          # VNI
+s.sendto(hdr() + frame[:6] + b'\x01' + frame[7:], A)      # group source
+s.sendto(hdr() + bytes(6) + bytes(6) + frame[12:], A)     # zero source
+s.sendto(hdr() + frame + bytes(2000), A)                  # over mtu=
+for n in range(200):                                      # random junk
+    s.sendto(bytes((n * 7 + i) & 0xff for i in range(n % 90)), A)
+f = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+f.bind(('198.18.0.9', 0))
+f.sendto(hdr() + frame, A)                                # stranger
+EOF
+		wait_ctr 5 vx0 .foreign -ge 1
+		check_ctr vx0 .bad_header -ge 4
+		check_ctr vx0 .bad_vni -ge 1
+		check_ctr vx0 .drops.spoofed -ge 2
+		check_ctr vx0 .mtu_inner -ge 1
+		at=$(fdb | jq -r '.macs[] | select(.mac == "02:00:00:00:00:42") | .vtep')
+		[ -z "$at" ] || ERR="${ERR:+$ERR; }a refused datagram's MAC was learned ($at)"
+		ping_ok "$NA" 198.19.1.2
+	else
+		ERR="setup failed"
+	fi
+	finish vxlan-hostile "short, flags, VNI, group/zero source, oversize, junk, stranger: each counted, nothing learned, ping on"
+fi
+
+# ---- vxlan-kernel6 --------------------------------------------------------
+if wanted vxlan-kernel6; then
+	ERR=
+	if topo 6 && vx_start local=2001:2::1 remote=2001:2::2; then
+		ping_ok "$NA" 198.19.1.2
+		xfer "$NA" "$NC" 198.19.1.2
+		xfer "$NC" "$NA" 198.19.1.1
+		at=$(fdb | jq -r '.vteps[0].vtep')
+		[ "$at" = 2001:2::2 ] || ERR="${ERR:+$ERR; }VTEP shown as '$at'"
+	else
+		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
+	fi
+	finish vxlan-kernel6 "IPv6 underlay: ping, 4 MiB each way intact"
+fi
+
+# ---- vxlan-spec -----------------------------------------------------------
+if wanted vxlan-spec; then
+	ERR=
+	for bad in "vxlan,local=198.18.0.1,vni=16777216" \
+		   "vxlan,local=198.18.0.1,remote=2001:2::2,vni=1" \
+		   "vxlan,local=198.18.0.1,remote=198.18.0.1,vni=1" \
+		   "vxlan,local=198.18.0.1,remote=198.18.0.2,remote=198.18.0.2,vni=1" \
+		   "vxlan,local=nowhere,vni=1" "vxlan,vni=1" \
+		   "vxlan,local=198.18.0.1" "vxlan,local=239.1.1.1,vni=1" \
+		   "vxlan,local=198.18.0.1,vni=1,src-ports=0"; do
+		out=$("$VHOSTD" --port "$bad" 2>&1)
+		rc=$?
+		[ $rc != 0 ] && [ "$(wc -l <<<"$out")" = 1 ] && [[ $out == *"$bad"* ]] ||
+			ERR="${ERR:+$ERR; }'$bad': rc $rc, '$out'"
+	done
+	if ns "$NA" && start_vhostd ip netns exec "$NA" -- 1; then
+		out=$("$VHOSTCTL" --ctl "$TMP/ctl" port add \
+			"vxlan,local=127.0.0.1,remote=127.0.0.2,vni=5" 2>&1)
+		rc=$?
+		[ $rc = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] ||
+			ERR="${ERR:+$ERR; }port add vxlan at run time: rc $rc, '$out'"
+	else
+		ERR="${ERR:+$ERR; }vhostd did not start"
+	fi
+	finish vxlan-spec "9 bad specs refused with one line each; run-time add refused"
+fi
+
+it_summary
