@@ -180,6 +180,8 @@ static const struct port_opt vxlan_opts[] = {
 _Static_assert(sizeof(struct vxlan_opts) <= PORT_OPTS_SIZE,
 	       "vxlan options fit a port spec");
 _Static_assert(VXLAN_VTEPS <= 256, "a VTEP index fits a table word");
+_Static_assert(VXLAN_REMOTES <= VXLAN_BATCH,
+	       "a flooded datagram's copies fit one batch");
 
 /**
  * union vxlan_sa - an underlay address
@@ -232,7 +234,8 @@ struct vxlan_vtep {
  * @seed:	hash key of the MAC table's buckets
  * @lock:	serialises writers of @mac, @vtep's allocation and counts
  *		(a spinlock: every holder is brief; readers take none)
- * @vtep:	VTEPs by index; remote= ones first
+ * @vtep:	VTEPs by index; the @nflood remote= ones first, for good
+ * @nflood:	remote= VTEPs
  * @last:	the reading worker's last source VTEP (a lookup hint)
  * @mac:	the MAC table's words (atomic)
  * @age:	CLOCK_MONOTONIC second each entry was last seen (relaxed)
@@ -258,6 +261,7 @@ struct vxlan_priv {
 	uint64_t seed;
 	struct vlock lock;
 	struct vxlan_vtep vtep[VXLAN_VTEPS];
+	unsigned int nflood;
 	unsigned int last;
 	uint64_t mac[VXLAN_SLOTS];
 	uint32_t age[VXLAN_SLOTS];
@@ -607,6 +611,7 @@ static int vxlan_open(struct port *p, const struct port_spec *spec)
 		v->vtep[i].flood = true;
 		v->vtep[i].live = 1;
 	}
+	v->nflood = i;
 
 	rc = port_src_add(p, 0, v->fd, PORT_SRC_LEVEL);
 	if (rc < 0) {
@@ -976,20 +981,22 @@ static void vxlan_flush(struct vxlan_priv *v, struct vxlan_tx *t)
  * vxlan_room() - make room in the batch for a datagram's @nt copies
  * @v:		port state
  * @t:		the batch
- * @nt:		copies to come (more than a batch holds: as many as fit)
+ * @nt:		copies to come, at most VXLAN_BATCH (one, or a copy per
+ *		remote=)
  */
 static void vxlan_room(struct vxlan_priv *v, struct vxlan_tx *t,
 		       unsigned int nt)
 {
-	if (t->n && t->n + MIN(nt, (unsigned int)VXLAN_BATCH) > VXLAN_BATCH)
+	if (t->n + nt > VXLAN_BATCH)
 		vxlan_flush(v, t);
 }
 
 /**
  * vxlan_queue() - one datagram of frame @f to its VTEPs
  * @v:		port state
- * @t:		the batch: slot @t->n holds the datagram, its @iov from
- *		index 1 on (@cnt pieces), maybe pointing into its @hdr
+ * @t:		the batch, with room for @nt messages (vxlan_room()): slot
+ *		@t->n holds the datagram, its @iov from index 1 on (@cnt
+ *		pieces), maybe pointing into its @hdr; the copies share it
  * @cnt:	pieces after the VXLAN header
  * @f:		the frame's index in the xmit
  * @targets:	VTEP indexes, @nt of them
@@ -999,39 +1006,14 @@ static void vxlan_queue(struct vxlan_priv *v, struct vxlan_tx *t,
 			unsigned int cnt, unsigned int f,
 			const uint8_t *targets, unsigned int nt)
 {
-	unsigned int slot = t->n, k, j;
-	struct iovec *iov = t->iov[slot];
+	struct iovec *iov = t->iov[t->n];
+	unsigned int k;
 
 	iov[0].iov_base = v->hdr;
 	iov[0].iov_len = VXLAN_HLEN;
 	for (k = 0; k < nt; k++) {
-		struct msghdr *m;
+		struct msghdr *m = &t->msg[t->n].msg_hdr;
 
-		if (t->n == VXLAN_BATCH) {
-			/* More copies than a batch holds: send what is
-			 * queued, then move the datagram to slot 0, its
-			 * pieces in its old slot's @hdr along with it.
-			 */
-			struct iovec keep[VXLAN_IOV];
-			uint8_t hdr[GSO_HDR_MAX];
-			uint8_t *old = t->hdr[slot];
-
-			memcpy(keep, iov, (cnt + 1) * sizeof(keep[0]));
-			memcpy(hdr, old, sizeof(hdr));
-			vxlan_flush(v, t);
-			memcpy(t->hdr[0], hdr, sizeof(hdr));
-			for (j = 0; j <= cnt; j++) {
-				uint8_t *b = keep[j].iov_base;
-
-				if (b >= old && b < old + GSO_HDR_MAX)
-					keep[j].iov_base = t->hdr[0] +
-							   (b - old);
-			}
-			slot = 0;
-			iov = t->iov[0];
-			memcpy(iov, keep, (cnt + 1) * sizeof(keep[0]));
-		}
-		m = &t->msg[t->n].msg_hdr;
 		memset(m, 0, sizeof(*m));
 		m->msg_name = &v->vtep[targets[k]].sa;
 		m->msg_namelen = v->salen;
@@ -1064,10 +1046,8 @@ static unsigned int vxlan_targets(const struct vxlan_priv *v,
 		out[0] = (uint8_t)VX_W_VTEP(w);
 		return 1;
 	}
-	for (i = 0; i < VXLAN_VTEPS; i++)
-		if (v->vtep[i].flood &&
-		    __atomic_load_n(&v->vtep[i].live, __ATOMIC_ACQUIRE) == 1)
-			out[n++] = (uint8_t)i;
+	for (i = 0; i < v->nflood; i++)
+		out[n++] = (uint8_t)i;
 	return n;
 }
 
