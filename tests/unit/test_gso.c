@@ -195,6 +195,9 @@ int main(void)
 		cmocka_unit_test(test_udp_zero_csum),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_bounds),
+		cmocka_unit_test(test_gro_roundtrip),
+		cmocka_unit_test(test_gro_refusals),
+		cmocka_unit_test(test_gro_two_frames),
 	};
 	const struct CMUnitTest kernel[] = {
 		cmocka_unit_test(test_kernel_ref),

@@ -7,6 +7,7 @@
  *   ref.c	the independent reference: byte sums, frame builder
  *   segment.c	segmentation checked segment by segment; hostile metadata
  *   csum.c	checksum completion (gso_csum_fill/store), UDP zero sums
+ *   gro.c	GRO (net/gro.h) as segmentation's inverse, its refusals
  *   kernel.c	the Linux kernel as reference (gso_kernel_ref.sh only)
  */
 #ifndef TEST_GSO_H
@@ -88,6 +89,11 @@ void test_mutate(void **state);
 void test_csum_fill(void **state);
 void test_csum_fill_hostile(void **state);
 void test_udp_zero_csum(void **state);
+
+/* gro.c */
+void test_gro_roundtrip(void **state);
+void test_gro_refusals(void **state);
+void test_gro_two_frames(void **state);
 
 /* kernel.c */
 void test_kernel_ref(void **state);
