@@ -128,7 +128,7 @@ extern const char *const stats_learn_names[STATS_LEARN_COUNT];
  * @connects:	vhost-user: front end connections accepted or made (what
  *		the rate-limited log may no longer show line by line)
  * @type:	a port type's own counters, as its table (port_ops.counters)
- *		names them; unused words stay 0
+ *		names them (vxlan's, for now: every word is some table's)
  * @spare:	the rest of the last cache line, so that the struct has no
  *		padding the compiler adds unseen: a new counter takes a word
  *		from here (or adds a line) and goes into a table (stats_desc)
@@ -155,8 +155,8 @@ struct port_stats {
 	uint64_t peer_refused;
 	uint64_t polls;
 	uint64_t connects;
-	uint64_t type[8];
-	uint64_t spare[1];
+	uint64_t type[10];
+	uint64_t spare[7];
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
 /* @spare ends the struct: every other word is a counter, described. */

@@ -70,12 +70,14 @@
 #include <arpa/inet.h>
 #include <linux/filter.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 
 #include "port.h"
 #include "../lock.h"
 #include "../net/flow.h"
+#include "../net/gro.h"
 #include "../net/gso.h"
 #include "../net/iov.h"
 #include "../util.h"
@@ -90,10 +92,21 @@
 #define VXLAN_SLOTS		(VXLAN_BUCKETS * VXLAN_WAYS)
 #define VXLAN_SRC_PORTS_MAX	32
 #define VXLAN_BATCH		32	/* datagrams per sendmmsg() */
+/* Datagrams one turn may read: a burst, and more while a TCP frame is
+ * being joined from them (a 64 KiB one is 45).
+ */
+#define VXLAN_RX_SLOTS		64
 #define VXLAN_IOV		(PKT_IOV_MAX + 3)
 /* A datagram's room: header, the largest frame, one byte to see more. */
 #define VXLAN_BUF_LEN		(VXLAN_HLEN + PKT_FRAME_MAX + 1)
 #define VXLAN_SOCKBUF		(4 << 20)
+/* UDP GSO (UDP_SEGMENT): one send carries up to this many datagrams of
+ * one size (Linux's UDP_MAX_SEGMENTS, 64 before 6.x raised it), at most
+ * this many bytes of them (an IPv4 datagram's limit less its headers).
+ */
+#define VXLAN_GSO_SEGS		64
+#define VXLAN_GSO_BYTES		65507
+#define VXLAN_GSO_IOV		(VXLAN_GSO_SEGS * 4)
 
 /* A MAC table word: bit 63 valid, bit 62 static, bits 48-55 the VTEP,
  * bits 0-47 the MAC.
@@ -113,6 +126,8 @@ enum {
 	VX_C_MOVES,
 	VX_C_MTU_INNER,
 	VX_C_MTU_UNDERLAY,
+	VX_C_GRO_JOINED,
+	VX_C_GRO_FRAMES,
 };
 
 /**
@@ -127,6 +142,7 @@ enum {
  * @vtep_max_macs: vtep-max-macs= learned MACs one VTEP may own
  * @src_ports:	src-ports= sending sockets, one ephemeral port each
  * @learning:	learning= learn MACs from arriving frames
+ * @gro:	gro= join arriving TCP segments into GSO frames
  */
 struct vxlan_opts {
 	struct port_ip local;
@@ -138,6 +154,7 @@ struct vxlan_opts {
 	unsigned int vtep_max_macs;
 	unsigned int src_ports;
 	bool learning;
+	bool gro;
 };
 
 #define VX_OPT(f)	PORT_OPT_AT(struct vxlan_opts, f)
@@ -175,6 +192,8 @@ static const struct port_opt vxlan_opts[] = {
 	  .help = "N: UDP source ports flows are spread over" },
 	{ .key = "learning", .type = PORT_OPT_BOOL, VX_OPT(learning),
 	  .def = 1, .help = "learn MAC -> VTEP from arriving frames" },
+	{ .key = "gro", .type = PORT_OPT_BOOL, VX_OPT(gro),
+	  .def = 1, .help = "join arriving TCP segments into one frame" },
 };
 
 _Static_assert(sizeof(struct vxlan_opts) <= PORT_OPTS_SIZE,
@@ -231,6 +250,10 @@ struct vxlan_vtep {
  * @ageing:	ageing=
  * @vtep_max:	vtep-max-macs=
  * @learning:	learning=
+ * @gro:	gro=
+ * @udp_gso:	the sending sockets take UDP_SEGMENT: a segmented frame's
+ *		datagrams leave in one send (cleared, once, if the kernel
+ *		refuses it: no checksum offload on the route, an old kernel)
  * @seed:	hash key of the MAC table's buckets
  * @lock:	serialises writers of @mac, @vtep's allocation and counts
  *		(a spinlock: every holder is brief; readers take none)
@@ -239,8 +262,11 @@ struct vxlan_vtep {
  * @last:	the reading worker's last source VTEP (a lookup hint)
  * @mac:	the MAC table's words (atomic)
  * @age:	CLOCK_MONOTONIC second each entry was last seen (relaxed)
- * @bufs:	PORT_BURST receive buffers of VXLAN_BUF_LEN bytes
+ * @bufs:	VXLAN_RX_SLOTS receive buffers of VXLAN_BUF_LEN bytes
+ *		(touched only as far as datagrams reach)
  * @pkts:	the frames of the current burst, pointing into @bufs
+ * @flow:	the TCP frame being joined from the burst's segments (gro=)
+ * @gro_hdr:	the headers of each joined frame of the burst, by its index
  * @msgs:	recvmmsg()'s headers
  * @iovs:	their buffers
  * @src:	their source addresses
@@ -258,6 +284,8 @@ struct vxlan_priv {
 	unsigned int ageing;
 	unsigned int vtep_max;
 	bool learning;
+	bool gro;
+	bool udp_gso;
 	uint64_t seed;
 	struct vlock lock;
 	struct vxlan_vtep vtep[VXLAN_VTEPS];
@@ -267,9 +295,11 @@ struct vxlan_priv {
 	uint32_t age[VXLAN_SLOTS];
 	uint8_t *bufs;
 	struct pkt pkts[PORT_BURST];
-	struct mmsghdr msgs[PORT_BURST];
-	struct iovec iovs[PORT_BURST];
-	union vxlan_sa src[PORT_BURST];
+	struct gro_flow flow;
+	uint8_t gro_hdr[PORT_BURST][GRO_HDR_MAX];
+	struct mmsghdr msgs[VXLAN_RX_SLOTS];
+	struct iovec iovs[VXLAN_RX_SLOTS];
+	union vxlan_sa src[VXLAN_RX_SLOTS];
 };
 
 /* vxlan_now() - CLOCK_MONOTONIC seconds, for ageing */
@@ -574,18 +604,19 @@ static int vxlan_open(struct port *p, const struct port_spec *spec)
 	v->ageing = o->ageing;
 	v->vtep_max = o->vtep_max_macs;
 	v->learning = o->learning;
+	v->gro = o->gro;
 	if (getrandom(&v->seed, sizeof(v->seed), GRND_NONBLOCK) !=
 	    (ssize_t)sizeof(v->seed))
 		v->seed = (uint64_t)vxlan_now() * 0x9e3779b97f4a7c15ULL ^
 			  (uint64_t)(uintptr_t)v;
 	vlock_init(&v->lock);
 
-	v->bufs = malloc((size_t)PORT_BURST * VXLAN_BUF_LEN);
+	v->bufs = malloc((size_t)VXLAN_RX_SLOTS * VXLAN_BUF_LEN);
 	if (!v->bufs) {
 		rc = -ENOMEM;
 		goto err;
 	}
-	for (i = 0; i < PORT_BURST; i++) {
+	for (i = 0; i < VXLAN_RX_SLOTS; i++) {
 		v->iovs[i].iov_base = v->bufs + (size_t)i * VXLAN_BUF_LEN;
 		v->iovs[i].iov_len = VXLAN_BUF_LEN;
 	}
@@ -606,6 +637,7 @@ static int vxlan_open(struct port *p, const struct port_spec *spec)
 		}
 	}
 	v->ntx = o->src_ports;
+	v->udp_gso = true;
 	for (i = 0; i < VXLAN_REMOTES && o->remote[i].family; i++) {
 		vxlan_sa_set(&v->vtep[i].sa, &o->remote[i], o->dstport);
 		v->vtep[i].flood = true;
@@ -823,48 +855,89 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 				   struct port_turn *turn)
 {
 	unsigned int i, n = 0, drops[STATS_DROP_COUNT] = { 0 };
+	unsigned int joined = 0, frames = 0, got = 0, want;
 	struct vxlan_priv *v = p->priv;
 	uint32_t now = vxlan_now();
 	uint64_t bytes = 0;
-	int r, why;
+	int r, why, flow = -1;
 
 	(void)q;
 	max = MIN(max, (unsigned int)PORT_BURST);
-	for (i = 0; i < max; i++) {
-		struct msghdr *m = &v->msgs[i].msg_hdr;
+	/* A burst, and while the last frame is a TCP frame still joining
+	 * segments (gro=), more: as many datagrams as frames may still be
+	 * made (each either joins or is one), so @max always holds.
+	 */
+	for (want = max; want; want = MIN(max - n, VXLAN_RX_SLOTS - got)) {
+		for (i = got; i < got + want; i++) {
+			struct msghdr *m = &v->msgs[i].msg_hdr;
 
-		m->msg_name = &v->src[i];
-		m->msg_namelen = sizeof(v->src[i]);
-		m->msg_iov = &v->iovs[i];
-		m->msg_iovlen = 1;
-		m->msg_control = NULL;
-		m->msg_controllen = 0;
-		m->msg_flags = 0;
-	}
-	r = recvmmsg(v->fd, v->msgs, max, MSG_DONTWAIT, NULL);
-	if (r <= 0) {
-		if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR && errno != ECONNREFUSED)
-			stats_add(&port_ctr(p)->drops[STATS_DROP_IO_ERROR], 1);
-		turn->dry = true;
-		return 0;
-	}
-	if ((unsigned int)r < max)
-		turn->dry = true;	/* level-triggered: back if more */
-
-	for (i = 0; i < (unsigned int)r; i++) {
-		struct pkt *pkt = &v->pkts[n];
-
-		why = vxlan_decap(p, v, v->iovs[i].iov_base, v->msgs[i].msg_len,
-				  v->msgs[i].msg_hdr.msg_flags, &v->src[i],
-				  v->msgs[i].msg_hdr.msg_namelen, now, pkt);
-		if (why) {
-			drops[why]++;
-			continue;
+			m->msg_name = &v->src[i];
+			m->msg_namelen = sizeof(v->src[i]);
+			m->msg_iov = &v->iovs[i];
+			m->msg_iovlen = 1;
+			m->msg_control = NULL;
+			m->msg_controllen = 0;
+			m->msg_flags = 0;
 		}
-		pkts[n++] = pkt;
-		bytes += pkt->len;
+		r = recvmmsg(v->fd, &v->msgs[got], want, MSG_DONTWAIT, NULL);
+		if (r <= 0) {
+			if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR && errno != ECONNREFUSED)
+				stats_add(&port_ctr(p)->drops[STATS_DROP_IO_ERROR],
+					  1);
+			turn->dry = true;
+			break;
+		}
+		/* Consecutive segments of one TCP flow join the frame
+		 * before them (net/gro.h): the switch and the guest get
+		 * one frame.
+		 */
+		for (i = got; i < got + (unsigned int)r; i++) {
+			struct pkt *pkt = &v->pkts[n];
+			uint8_t *f;
+
+			why = vxlan_decap(p, v, v->iovs[i].iov_base,
+					  v->msgs[i].msg_len,
+					  v->msgs[i].msg_hdr.msg_flags,
+					  &v->src[i],
+					  v->msgs[i].msg_hdr.msg_namelen, now,
+					  pkt);
+			if (why) {
+				drops[why]++;
+				continue;
+			}
+			f = pkt->iov[0].iov_base;
+			if (flow >= 0 &&
+			    gro_join(&v->flow, pkts[flow], f, pkt->len)) {
+				joined++;
+				continue;
+			}
+			if (flow >= 0 && v->flow.segs > 1) {
+				gro_finish(&v->flow, pkts[flow], v->gro_hdr[flow]);
+				frames++;
+			}
+			flow = v->gro && gro_start(&v->flow, f, pkt->len) ?
+			       (int)n : -1;
+			pkts[n++] = pkt;
+		}
+		got += (unsigned int)r;
+		if ((unsigned int)r < want) {
+			turn->dry = true;	/* level-triggered: back if more */
+			break;
+		}
+		if (flow < 0 || !v->flow.open)
+			break;
 	}
+	if (flow >= 0 && v->flow.segs > 1) {
+		gro_finish(&v->flow, pkts[flow], v->gro_hdr[flow]);
+		frames++;
+	}
+	if (joined) {
+		stats_add(vxlan_ctr(p, VX_C_GRO_JOINED), joined);
+		stats_add(vxlan_ctr(p, VX_C_GRO_FRAMES), frames);
+	}
+	for (i = 0; i < n; i++)
+		bytes += pkts[i]->len;
 	for (i = 0; i < STATS_DROP_COUNT; i++)
 		if (drops[i])
 			stats_add(&port_ctr(p)->drops[i], drops[i]);
@@ -873,7 +946,7 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 		stats_add(&port_ctr(p)->rx_bytes, bytes);
 		stats_add(&port_ctr(p)->polls, 1);
 	}
-	turn->done += (unsigned int)r;
+	turn->done += got;
 	return n;
 }
 
@@ -900,6 +973,11 @@ static void vxlan_rx_end(struct port *p, uint32_t q, struct port_turn *turn)
  * @fd:		the socket they leave from
  * @why:	per frame of the xmit: the first drop reason, 0 if none
  * @mtu_under:	datagrams refused for the underlay's MTU
+ * @gso_refused: a UDP_SEGMENT send was refused as such (EIO, EINVAL)
+ * @giov:	a UDP GSO send's pieces: per datagram the VXLAN header, the
+ *		segment's rebuilt headers, its payload
+ * @ghdr:	those rebuilt headers, one per datagram
+ * @gctl:	the send's control message (UDP_SEGMENT, its size)
  */
 struct vxlan_tx {
 	struct mmsghdr msg[VXLAN_BATCH];
@@ -910,6 +988,13 @@ struct vxlan_tx {
 	int fd;
 	uint8_t why[PORT_BURST];
 	unsigned int mtu_under;
+	bool gso_refused;
+	struct iovec giov[VXLAN_GSO_IOV];
+	uint8_t ghdr[VXLAN_GSO_SEGS][GSO_HDR_MAX];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} gctl;
 };
 
 /**
@@ -972,6 +1057,9 @@ static void vxlan_flush(struct vxlan_priv *v, struct vxlan_tx *t)
 			t->why[t->frame[i]] = (uint8_t)vxlan_errno_why(errno);
 		if (errno == EMSGSIZE)
 			t->mtu_under++;
+		if (t->msg[i].msg_hdr.msg_control &&
+		    (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT))
+			t->gso_refused = true;
 		i++;
 	}
 	t->n = 0;
@@ -1067,6 +1155,97 @@ static size_t vxlan_l3_len(const struct pkt *pkt, size_t len)
 }
 
 /**
+ * vxlan_gso() - a segmented frame's datagrams in UDP GSO sends
+ * @p:		port
+ * @v:		port state
+ * @t:		the batch (flushed first: its GSO buffers are one send's)
+ * @pkt:	frame
+ * @f:		its index in the xmit
+ * @targets:	its VTEPs
+ * @nt:		how many
+ * Return: 0, or the drop reason
+ *
+ * The segments are laid end to end, each behind its VXLAN header, as
+ * datagrams of one size (the last may be shorter): the kernel cuts them
+ * at that size (UDP_SEGMENT), late, often not before the wire or never
+ * (a veth to a GRO reader).  One send takes as many as fit 64 KiB, so a
+ * 64 KiB TSO frame is two sends per VTEP instead of 45 datagrams.
+ */
+static int vxlan_gso(struct port *p, struct vxlan_priv *v, struct vxlan_tx *t,
+		     const struct pkt *pkt, unsigned int f,
+		     const uint8_t *targets, unsigned int nt)
+{
+	struct gso_iter it;
+	struct gso_seg seg;
+	size_t size = 0;
+	bool more = true;
+	int n;
+
+	if (gso_init(&it, pkt, false))
+		return STATS_DROP_OFFLOAD;
+	while (more) {
+		unsigned int segs = 0, iovn = 0, k;
+		size_t total = 0;
+		struct cmsghdr *c;
+		uint16_t gs;
+
+		if (t->n)
+			vxlan_flush(v, t);
+		while (segs < VXLAN_GSO_SEGS &&
+		       iovn + 1 + PKT_IOV_MAX + 1 <= VXLAN_GSO_IOV &&
+		       (!segs || total + size <= VXLAN_GSO_BYTES)) {
+			t->giov[iovn].iov_base = v->hdr;
+			t->giov[iovn].iov_len = VXLAN_HLEN;
+			n = gso_next(&it, t->ghdr[segs], &t->giov[iovn + 1],
+				     VXLAN_GSO_IOV - iovn - 1, &seg);
+			if (n < 0)
+				return STATS_DROP_OFFLOAD;
+			if (!n) {
+				more = false;
+				break;
+			}
+			if (!segs) {
+				if (vxlan_l3_len(pkt, seg.len) > v->mtu) {
+					stats_add(vxlan_ctr(p, VX_C_MTU_INNER),
+						  1);
+					return STATS_DROP_TOO_BIG;
+				}
+				size = VXLAN_HLEN + seg.len;
+			}
+			iovn += 1 + (unsigned int)n;
+			total += VXLAN_HLEN + seg.len;
+			segs++;
+		}
+		if (!segs)
+			break;
+
+		gs = (uint16_t)size;
+		c = (struct cmsghdr *)t->gctl.buf;
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(gs));
+		memcpy(CMSG_DATA(c), &gs, sizeof(gs));
+		for (k = 0; k < nt; k++) {
+			struct msghdr *m = &t->msg[t->n].msg_hdr;
+
+			memset(m, 0, sizeof(*m));
+			m->msg_name = &v->vtep[targets[k]].sa;
+			m->msg_namelen = v->salen;
+			m->msg_iov = t->giov;
+			m->msg_iovlen = iovn;
+			if (segs > 1) {
+				m->msg_control = t->gctl.buf;
+				m->msg_controllen = sizeof(t->gctl.buf);
+			}
+			t->frame[t->n] = (uint8_t)f;
+			t->n++;
+		}
+		vxlan_flush(v, t);
+	}
+	return 0;
+}
+
+/**
  * vxlan_frame() - queue one frame's datagrams, its offloads finished
  * @p:		port
  * @v:		port state
@@ -1136,6 +1315,8 @@ static int vxlan_frame(struct port *p, struct vxlan_priv *v,
 		vxlan_queue(v, t, (unsigned int)(a + 1 + b), f, targets, nt);
 		return 0;
 	case GSO_ACT_SEGMENT:
+		if (__atomic_load_n(&v->udp_gso, __ATOMIC_RELAXED))
+			return vxlan_gso(p, v, t, pkt, f, targets, nt);
 		if (gso_init(&it, pkt, false))
 			return STATS_DROP_OFFLOAD;
 		for (;;) {
@@ -1189,6 +1370,7 @@ static unsigned int vxlan_xmit(struct port *p, struct pkt *const *pkts,
 	t.n = 0;
 	t.fd = -1;
 	t.mtu_under = 0;
+	t.gso_refused = false;
 	for (i = 0; i < n; i += PORT_BURST) {
 		unsigned int m = MIN(n - i, (unsigned int)PORT_BURST);
 
@@ -1212,6 +1394,10 @@ static unsigned int vxlan_xmit(struct port *p, struct pkt *const *pkts,
 	}
 	if (t.mtu_under)
 		stats_add(vxlan_ctr(p, VX_C_MTU_UNDERLAY), t.mtu_under);
+	if (t.gso_refused &&
+	    __atomic_exchange_n(&v->udp_gso, false, __ATOMIC_RELAXED))
+		warn("%s: vxlan: the kernel refuses UDP GSO here: segmented "
+		     "frames leave one datagram at a time", p->name);
 	port_count_xmit(p, sent, bytes, drops);
 	return sent;
 }
@@ -1628,6 +1814,12 @@ static const struct stats_desc vxlan_desc[] = {
 	  .help = "Datagrams the kernel refused: larger than the underlay "
 		  "path MTU.",
 	  STATS_AT(type[VX_C_MTU_UNDERLAY]) },
+	{ .key = "gro_joined", .metric = "vxlan_gro_joined_total",
+	  .help = "Arriving TCP segments joined to the one before (gro=).",
+	  STATS_AT(type[VX_C_GRO_JOINED]) },
+	{ .key = "gro_frames", .metric = "vxlan_gro_frames_total",
+	  .help = "Frames made of more than one arriving segment (gro=).",
+	  STATS_AT(type[VX_C_GRO_FRAMES]) },
 	{ .key = "bursts", .metric = "vxlan_bursts_total",
 	  .help = "Worker turns that took datagrams from the socket.",
 	  STATS_AT(polls) },

@@ -15,7 +15,8 @@
 #   vxlan-kernel    ping, iperf3 both ways, 4 MiB each way byte for byte
 #                   (sha256), the underlay captured with tcpdump: VXLAN
 #                   to port 4789 with VNI 42 from ephemeral source ports,
-#                   one encapsulation; a datagram over the underlay's MTU
+#                   one encapsulation; the kernel's segments joined again
+#                   (gro_joined); a datagram over the underlay's MTU
 #                   counted as mtu_underlay, never fragmented
 #   vxlan-move      C's MAC moves to host D: the first frame from D moves
 #                   vhostd's entry (mac_moves), and A reaches it there
@@ -242,6 +243,9 @@ if wanted vxlan-kernel; then
 		done
 		check_ctr vx0 .rx_packets -gt 1000
 		check_ctr vx0 .tx_packets -gt 1000
+		# C's stream arrived as segments and left as TSO frames.
+		check_ctr vx0 .gro_joined -gt 1000
+		check_ctr vx0 .gro_frames -gt 100
 		detail="ping; iperf3 A->C ${up:-?} Mbit/s, C->A ${down:-?} Mbit/s; 4 MiB each way intact; $nvx/$nall captured datagrams VXLAN vni 42; MTU overrun counted"
 	else
 		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"

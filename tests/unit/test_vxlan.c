@@ -17,6 +17,8 @@
  *    behind the header; a 64 KiB one flooded to both remotes: every
  *    segment at each, payload whole and in order (batches flushed
  *    mid-frame);
+ *  - GRO: those segments sent back arrive as one TSO frame again, the
+ *    payload whole, a stray frame after it on its own;
  *  - vtep-max-macs= and ageing=.
  */
 #include <errno.h>
@@ -635,6 +637,51 @@ static void test_tso(void **state)
 	assert_int_equal(CTR(tx_packets), 2);
 }
 
+/* GRO: a TSO frame's segments, sent back by a remote, arrive as one
+ * frame whose bytes are the original's and which says TSO again.
+ */
+static void test_gro(void **state)
+{
+	static uint8_t f[8000], d[64][1600], got[8000];
+	struct pkt *pkts[PORT_BURST], pkt, *pp = &pkt;
+	size_t len[64], o = 0;
+	unsigned int i, segs = 0;
+	ssize_t r;
+
+	(void)state;
+	tso_frame(&pkt, f, MAC_M, 7000, 1400);
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	while (segs < 5) {			/* flooded: take .2's copy */
+		r = recv_vx(0, d[segs], sizeof(d[0]), true);
+		assert_true(r > 54);
+		len[segs++] = (size_t)r;
+	}
+	assert_int_equal(recv_vx(0, got, sizeof(got), false), -1);
+	/* The segments come back from .3, with a stray frame after. */
+	for (i = 0; i < segs; i++)
+		send_vx(3, 0x08000000, 4242, d[i], len[i]);
+	send_vx(3, 0x08000000, 4242, f + 7100,
+		frame_of(f + 7100, MAC_LOCAL, MAC_M, 9));
+	assert_int_equal(turn(pkts), 2);
+	assert_int_equal(pkts[0]->vnet.gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
+	assert_int_equal(pkts[0]->vnet.gso_size, 1400);
+	assert_int_equal(pkts[0]->vnet.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(pkts[0]->len, 54 + 7000);
+	for (i = 0; i < pkts[0]->iovcnt; i++) {
+		memcpy(got + o, pkts[0]->iov[i].iov_base,
+		       pkts[0]->iov[i].iov_len);
+		o += pkts[0]->iov[i].iov_len;
+	}
+	assert_int_equal(o, 54 + 7000);
+	for (i = 0; i < 7000; i++)
+		if (got[54 + i] != (uint8_t)i)
+			fail_msg("payload byte %u", i);
+	assert_int_equal(pkts[1]->len, 60);
+	assert_int_equal(pkts[1]->vnet.gso_type, 0);
+	assert_int_equal(CTR(type[8]), 4);	/* gro_joined */
+	assert_int_equal(CTR(type[9]), 1);	/* gro_frames */
+}
+
 /* vtep-max-macs=2: the third MAC is not learned; ageing=1: all go. */
 static void test_limits(void **state)
 {
@@ -669,6 +716,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_static, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tso, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gro, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup_limits,
 						teardown),
 	};
