@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vxlan.sh - guest to remote guest through vhostd's vxlan port, against
+#	     the same through a TAP port, a bridge and the kernel's vxlan
+#
+#   bench/vxlan.sh [ROUNDS [SECONDS [SIZES]]]     (root; default 3 2 "64 1514 tcp")
+#
+# Two "hosts", namespaces A and B joined by a veth pair (198.18.0.1 and
+# .2, MTU 9000 so that 1514-byte frames and their 50 bytes of VXLAN fit),
+# each with a vhostd and one vhost-user port; vbench plays a guest on
+# each (A sends, B counts and checks every frame).  Per round and size,
+# alternating:
+#   vxlan   each vhostd has a vxlan port (vni 42) to the other host
+#   kernel  each vhostd has a TAP port instead, in a bridge with a kernel
+#           vxlan device (vni 42, dstport 4789) to the other host: what a
+#           vhostd user has without the vxlan port
+# "tcp" is one iperf3 TCP stream between the two hosts' own stacks, 64
+# KiB TSO frames and GRO as the kernel does them: vxlan runs it over a
+# TAP port of each vhostd (the TAP standing in for a guest's NIC), kernel
+# over a kernel vxlan device holding the address itself (no vhostd at
+# all: the TAP hops are vhostd's handicap).  ("tso", vbench's 64 KiB
+# frames, counts every frame not exactly as sent as bad: a receiver that
+# joins segments again, as vhostd's gro= and any GRO does, cannot pass
+# it; the kernel path passes only because nothing in it ever segments.)
+# One line per run (Mpps and Gbit/s received), then the medians and the
+# ratio vxlan/kernel per size.  vhostd: BUILD's (default build), vbench:
+# BENCH_BUILD's (default build-bench).  Everything stays in the two
+# namespaces and is removed at the end (Ctrl-C included).
+set -u
+ROUNDS=${1:-3}
+SECS=${2:-2}
+SIZES=${3:-64 1514 tcp}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+VHOSTD=$BUILD/vhostd
+VBENCH=${BENCH_BUILD:-$ROOT/build-bench}/bench/vbench
+for f in "$VHOSTD" "$VBENCH"; do
+	[ -x "$f" ] || { echo "vxlan.sh: no $f (make; make O=build-bench)"; exit 2; }
+done
+[ "$(id -u)" = 0 ] || { echo "vxlan.sh: needs root (namespaces)"; exit 2; }
+T=$(mktemp -d /tmp/vhostd-vxb.XXXXXX)
+NA=vxba-$$
+NB=vxbb-$$
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	ip netns del "$NA" 2>/dev/null
+	ip netns del "$NB" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ip netns add "$NA" && ip netns add "$NB" || exit 1
+for n in "$NA" "$NB"; do
+	ip -n "$n" link set lo up
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+done
+ip link add ua netns "$NA" type veth peer name ub netns "$NB" || exit 1
+ip -n "$NA" addr add 198.18.0.1/24 dev ua
+ip -n "$NB" addr add 198.18.0.2/24 dev ub
+for n in "$NA" "$NB"; do
+	u=ua; [ "$n" = "$NB" ] && u=ub
+	ip -n "$n" link set "$u" mtu 9000 up
+	# Inner checksums done on the way out: vhostd's UDP socket on the
+	# other side cannot see a CHECKSUM_PARTIAL one (doc/ports.md).
+	ip netns exec "$n" ethtool -K "$u" tx off >/dev/null
+done
+
+# start_pair MODE: a vhostd per host for MODE (vxlan|kernel)
+start_pair() {
+	local n me peer i=0
+	for n in "$NA" "$NB"; do
+		me=198.18.0.$((i + 1)) peer=198.18.0.$((2 - i))
+		rm -f "$T/$i.sock"
+		if [ "$1" = vxlan ]; then
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "vhost-user,path=$T/$i.sock,name=g" \
+				--port "vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx" \
+				>"$T/log$i" 2>&1 &
+		else
+			ip -n "$n" link add vk type vxlan id 42 local "$me" \
+				remote "$peer" dstport 4789
+			ip -n "$n" link set vk mtu 8950
+			ip -n "$n" link add brk type bridge
+			ip -n "$n" link set vk master brk
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "vhost-user,path=$T/$i.sock,name=g" \
+				--port "tap,ifname=tk,name=tk" >"$T/log$i" 2>&1 &
+		fi
+		PIDS+=("$!")
+		i=$((i + 1))
+	done
+	for i in 0 1; do
+		for _ in $(seq 100); do [ -S "$T/$i.sock" ] && break; sleep 0.05; done
+	done
+	if [ "$1" = kernel ]; then
+		for n in "$NA" "$NB"; do
+			for _ in $(seq 100); do
+				ip -n "$n" link show tk >/dev/null 2>&1 && break
+				sleep 0.05
+			done
+			ip -n "$n" link set tk mtu 8950
+			ip -n "$n" link set tk master brk
+			ip -n "$n" link set tk up
+			ip -n "$n" link set vk up
+			ip -n "$n" link set brk up
+		done
+	fi
+}
+
+# start_tcp MODE: the hosts' stacks on 198.19.1.1 and .2 over MODE
+start_tcp() {
+	local n me peer i=0
+	for n in "$NA" "$NB"; do
+		me=198.18.0.$((i + 1)) peer=198.18.0.$((2 - i))
+		if [ "$1" = vxlan ]; then
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "tap,ifname=tk,name=tk" \
+				--port "vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx" \
+				>"$T/log$i" 2>&1 &
+			PIDS+=("$!")
+			for _ in $(seq 100); do
+				ip -n "$n" link show tk >/dev/null 2>&1 && break
+				sleep 0.05
+			done
+			dev=tk
+		else
+			ip -n "$n" link add vk type vxlan id 42 local "$me" \
+				remote "$peer" dstport 4789
+			dev=vk
+		fi
+		ip -n "$n" link set "$dev" mtu 1500
+		ip -n "$n" addr add 198.19.1.$((i + 1))/24 dev "$dev"
+		ip -n "$n" link set "$dev" up
+		i=$((i + 1))
+	done
+	ip netns exec "$NA" ping -c 1 -W 5 198.19.1.2 >/dev/null 2>&1
+}
+
+# stop_pair: both vhostd gone, the kernel devices too
+stop_pair() {
+	local p n
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	PIDS=()
+	for n in "$NA" "$NB"; do
+		ip -n "$n" link del brk 2>/dev/null
+		ip -n "$n" link del vk 2>/dev/null
+		ip -n "$n" link del tk 2>/dev/null
+	done
+}
+
+: >"$T/out"
+for r in $(seq "$ROUNDS"); do
+	for size in $SIZES; do
+		for mode in vxlan kernel; do
+			if [ "$size" = tcp ]; then
+				start_tcp "$mode"
+				ip netns exec "$NB" timeout $((SECS + 20)) iperf3 -s -1 \
+					-p 5301 >/dev/null 2>&1 &
+				srv=$!
+				sleep 0.3
+				g=$(ip netns exec "$NA" timeout $((SECS + 15)) iperf3 \
+					-c 198.19.1.2 -p 5301 -t "$SECS" -J 2>"$T/ip.err" |
+					tee "$T/ip.json" | jq -r '(.end.sum_received.bits_per_second // 0) as $r |
+						(if $r > 0 then $r else .end.sum_sent.bits_per_second end) / 1e9' 2>/dev/null)
+				[ -n "$g" ] || { echo "iperf3: $(jq -r .error "$T/ip.json" 2>/dev/null) $(cat "$T/ip.err")" >&2; }
+				wait "$srv" 2>/dev/null
+				stop_pair
+				echo "$r $size $mode mpps=0 gbps=${g:-0} bad=-" |
+					tee -a "$T/out"
+				continue
+			fi
+			start_pair "$mode"
+			res=$(timeout 60 "$VBENCH" tput --a "$T/0.sock" --b "$T/1.sock" \
+				--size "$size" --seconds "$SECS" --warmup-ms 500 \
+				2>"$T/vb.err" | grep '^RESULT')
+			stop_pair
+			mpps=$(grep -o ' mpps=[0-9.]*' <<<"$res" | cut -d= -f2)
+			gbps=$(grep -o ' gbps=[0-9.]*' <<<"$res" | cut -d= -f2)
+			bad=$(grep -o ' bad=[0-9]*' <<<"$res" | cut -d= -f2)
+			echo "$r $size $mode mpps=${mpps:-0} gbps=${gbps:-0} bad=${bad:--}" |
+				tee -a "$T/out"
+		done
+	done
+done
+
+echo "median Gbit/s (and Mpps) per size; ratio vxlan/kernel:"
+for size in $SIZES; do
+	med() { grep " $size $1 " "$T/out" | grep -o "$2=[0-9.]*" | cut -d= -f2 |
+		sort -g | awk '{a[NR]=$1} END {print NR ? a[int((NR+1)/2)] : 0}'; }
+	vg=$(med vxlan gbps) kg=$(med kernel gbps)
+	vm=$(med vxlan mpps) km=$(med kernel mpps)
+	awk -v s="$size" -v vg="$vg" -v kg="$kg" -v vm="$vm" -v km="$km" 'BEGIN {
+		printf "  %-5s vxlan %7.3f Gbit/s (%.3f Mpps)  kernel %7.3f Gbit/s (%.3f Mpps)  ratio %.2f\n",
+			s, vg, vm, kg, km, (kg > 0 ? vg / kg : 0) }'
+done
