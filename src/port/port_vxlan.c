@@ -270,6 +270,13 @@ struct vxlan_vtep {
  * @msgs:	recvmmsg()'s headers
  * @iovs:	their buffers
  * @src:	their source addresses
+ * @ctl:	their control messages (UDP_GRO's segment size)
+ * @rxq:	the last batch read and what of it is still to be taken
+ * @rxq.base:	its first slot
+ * @rxq.got:	its messages
+ * @rxq.mi:	the message to take from next
+ * @rxq.off:	where in it the next datagram starts
+ * @rxq.drained: the read came back short: the socket had no more
  */
 struct vxlan_priv {
 	int fd;
@@ -300,6 +307,17 @@ struct vxlan_priv {
 	struct mmsghdr msgs[VXLAN_RX_SLOTS];
 	struct iovec iovs[VXLAN_RX_SLOTS];
 	union vxlan_sa src[VXLAN_RX_SLOTS];
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl[VXLAN_RX_SLOTS];
+	struct {
+		unsigned int base;
+		unsigned int got;
+		unsigned int mi;
+		size_t off;
+		bool drained;
+	} rxq;
 };
 
 /* vxlan_now() - CLOCK_MONOTONIC seconds, for ageing */
@@ -536,6 +554,12 @@ static int vxlan_socket(struct port *p, const struct vxlan_priv *v,
 	if (!rc && !rx)
 		rc = setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
 				sizeof(prog));
+	/* Datagrams the kernel coalesced (GRO, or a peer's UDP GSO send
+	 * that crossed a veth whole) come up as one, cut here: one copy
+	 * and one message for up to 64 of them.  Best effort.
+	 */
+	if (!rc && rx)
+		setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
 	if (rc) {
 		rc = -errno;
 		err("%s: vxlan socket options: %s", p->name, strerror(-rc));
@@ -838,7 +862,68 @@ foreign:
 }
 
 /**
- * vxlan_rx_burst() - read up to @max datagrams, their frames in place
+ * vxlan_fetch() - one recvmmsg() into the slots from @start on
+ * @p:		port
+ * @v:		port state (@rxq becomes the new batch)
+ * @start:	first slot, with room for PORT_BURST after it or less
+ * Return: messages received, 0 if none (the socket is dry, or failed)
+ */
+static unsigned int vxlan_fetch(struct port *p, struct vxlan_priv *v,
+				unsigned int start)
+{
+	unsigned int i, want = MIN((unsigned int)PORT_BURST,
+				   VXLAN_RX_SLOTS - start);
+	int r;
+
+	for (i = start; i < start + want; i++) {
+		struct msghdr *m = &v->msgs[i].msg_hdr;
+
+		m->msg_name = &v->src[i];
+		m->msg_namelen = sizeof(v->src[i]);
+		m->msg_iov = &v->iovs[i];
+		m->msg_iovlen = 1;
+		m->msg_control = v->ctl[i].buf;
+		m->msg_controllen = sizeof(v->ctl[i].buf);
+		m->msg_flags = 0;
+	}
+	r = want ? recvmmsg(v->fd, &v->msgs[start], want, MSG_DONTWAIT, NULL) :
+		   0;
+	if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+	    errno != EINTR && errno != ECONNREFUSED)
+		stats_add(&port_ctr(p)->drops[STATS_DROP_IO_ERROR], 1);
+	v->rxq.base = start;
+	v->rxq.got = r > 0 ? (unsigned int)r : 0;
+	v->rxq.mi = 0;
+	v->rxq.off = 0;
+	v->rxq.drained = want && r < (int)want;
+	return v->rxq.got;
+}
+
+/**
+ * vxlan_seg_size() - the datagram size of a received message
+ * @m:		the message
+ * Return: UDP GRO's segment size if the kernel joined datagrams into
+ *	   it, else its length: one datagram
+ */
+static size_t vxlan_seg_size(const struct mmsghdr *m)
+{
+	const struct msghdr *h = &m->msg_hdr;
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c))
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int gs;
+
+			memcpy(&gs, CMSG_DATA(c), sizeof(gs));
+			if (gs > 0 && (size_t)gs < m->msg_len)
+				return (size_t)gs;
+		}
+	return m->msg_len;
+}
+
+/**
+ * vxlan_rx_burst() - up to @max frames from the socket, in place
  * @p:		port
  * @q:		queue (0)
  * @pkts:	out: frames for the switch, in the port's buffers
@@ -846,92 +931,103 @@ foreign:
  * @turn:	datagrams taken (dropped ones too) added to @turn->done;
  *		@turn->dry set when the socket ran out
  *
- * Context: the worker owning the queue; the buffers are reused by the
- * next burst (every destination copies).
+ * Messages come in batches of one recvmmsg(); with UDP_GRO a message is
+ * many datagrams of one size, so a batch may hold more frames than
+ * @max: what is left waits in @v->rxq for the next burst (a turn that
+ * ends early gets another at once: this burst did work), never for the
+ * socket, which has nothing more to say about it.  While the burst's
+ * last frame is a TCP frame still joining segments and there is room,
+ * the next batch is read at once into the slots after this one.
+ *
+ * Context: the worker owning the queue; the buffers are reused by a
+ * later burst (every destination copies).
  * Return: frames in @pkts
  */
 static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 				   struct pkt **pkts, unsigned int max,
 				   struct port_turn *turn)
 {
-	unsigned int i, n = 0, drops[STATS_DROP_COUNT] = { 0 };
-	unsigned int joined = 0, frames = 0, got = 0, want;
+	unsigned int n = 0, drops[STATS_DROP_COUNT] = { 0 }, i;
+	unsigned int joined = 0, frames = 0, taken = 0;
 	struct vxlan_priv *v = p->priv;
 	uint32_t now = vxlan_now();
+	bool fetched = false;
 	uint64_t bytes = 0;
-	int r, why, flow = -1;
+	int why, flow = -1;
 
 	(void)q;
 	max = MIN(max, (unsigned int)PORT_BURST);
-	/* A burst, and while the last frame is a TCP frame still joining
-	 * segments (gro=), more: as many datagrams as frames may still be
-	 * made (each either joins or is one), so @max always holds.
-	 */
-	for (want = max; want; want = MIN(max - n, VXLAN_RX_SLOTS - got)) {
-		for (i = got; i < got + want; i++) {
-			struct msghdr *m = &v->msgs[i].msg_hdr;
+	while (n < max) {
+		unsigned int slot;
+		struct mmsghdr *m;
+		size_t seg, len;
+		uint8_t *buf;
 
-			m->msg_name = &v->src[i];
-			m->msg_namelen = sizeof(v->src[i]);
-			m->msg_iov = &v->iovs[i];
-			m->msg_iovlen = 1;
-			m->msg_control = NULL;
-			m->msg_controllen = 0;
-			m->msg_flags = 0;
+		if (v->rxq.mi == v->rxq.got) {
+			/* Nothing pending: read a batch, after the slots this
+			 * burst's frames are in; a second one only to let a
+			 * joining TCP frame grow.
+			 */
+			if (fetched && (v->rxq.drained || flow < 0 ||
+					!v->flow.open))
+				break;
+			if (!vxlan_fetch(p, v, fetched || taken ?
+					 v->rxq.base + v->rxq.got : 0))
+				break;
+			fetched = true;
 		}
-		r = recvmmsg(v->fd, &v->msgs[got], want, MSG_DONTWAIT, NULL);
-		if (r <= 0) {
-			if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != EINTR && errno != ECONNREFUSED)
-				stats_add(&port_ctr(p)->drops[STATS_DROP_IO_ERROR],
-					  1);
-			turn->dry = true;
-			break;
+		slot = v->rxq.base + v->rxq.mi;
+		m = &v->msgs[slot];
+		buf = v->iovs[slot].iov_base;
+		if (m->msg_hdr.msg_flags & MSG_TRUNC) {
+			drops[STATS_DROP_TOO_BIG]++;
+			taken++;
+			v->rxq.mi++;
+			v->rxq.off = 0;
+			continue;
+		}
+		/* The message's next datagram (UDP GRO: one of many). */
+		seg = vxlan_seg_size(m);
+		len = MIN(seg, (size_t)m->msg_len - v->rxq.off);
+		buf += v->rxq.off;
+		v->rxq.off += len;
+		if (v->rxq.off >= m->msg_len) {
+			v->rxq.mi++;
+			v->rxq.off = 0;
+		}
+		taken++;
+
+		why = vxlan_decap(p, v, buf, len, 0, &v->src[slot],
+				  m->msg_hdr.msg_namelen, now, &v->pkts[n]);
+		if (why) {
+			drops[why]++;
+			continue;
 		}
 		/* Consecutive segments of one TCP flow join the frame
-		 * before them (net/gro.h): the switch and the guest get
-		 * one frame.
+		 * before them (net/gro.h): the switch and the guest get one
+		 * frame.
 		 */
-		for (i = got; i < got + (unsigned int)r; i++) {
-			struct pkt *pkt = &v->pkts[n];
-			uint8_t *f;
-
-			why = vxlan_decap(p, v, v->iovs[i].iov_base,
-					  v->msgs[i].msg_len,
-					  v->msgs[i].msg_hdr.msg_flags,
-					  &v->src[i],
-					  v->msgs[i].msg_hdr.msg_namelen, now,
-					  pkt);
-			if (why) {
-				drops[why]++;
-				continue;
-			}
-			f = pkt->iov[0].iov_base;
-			if (flow >= 0 &&
-			    gro_join(&v->flow, pkts[flow], f, pkt->len)) {
-				joined++;
-				continue;
-			}
-			if (flow >= 0 && v->flow.segs > 1) {
-				gro_finish(&v->flow, pkts[flow], v->gro_hdr[flow]);
-				frames++;
-			}
-			flow = v->gro && gro_start(&v->flow, f, pkt->len) ?
-			       (int)n : -1;
-			pkts[n++] = pkt;
+		if (flow >= 0 && gro_join(&v->flow, pkts[flow], buf + VXLAN_HLEN,
+					  v->pkts[n].len)) {
+			joined++;
+			continue;
 		}
-		got += (unsigned int)r;
-		if ((unsigned int)r < want) {
-			turn->dry = true;	/* level-triggered: back if more */
-			break;
+		if (flow >= 0 && v->flow.segs > 1) {
+			gro_finish(&v->flow, pkts[flow], v->gro_hdr[flow]);
+			frames++;
 		}
-		if (flow < 0 || !v->flow.open)
-			break;
+		flow = v->gro && gro_start(&v->flow, buf + VXLAN_HLEN,
+					   v->pkts[n].len) ? (int)n : -1;
+		pkts[n] = &v->pkts[n];
+		n++;
 	}
 	if (flow >= 0 && v->flow.segs > 1) {
 		gro_finish(&v->flow, pkts[flow], v->gro_hdr[flow]);
 		frames++;
 	}
+	if (v->rxq.mi == v->rxq.got && v->rxq.drained)
+		turn->dry = true;	/* level-triggered: back if more */
+
 	if (joined) {
 		stats_add(vxlan_ctr(p, VX_C_GRO_JOINED), joined);
 		stats_add(vxlan_ctr(p, VX_C_GRO_FRAMES), frames);
@@ -946,7 +1042,9 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 		stats_add(&port_ctr(p)->rx_bytes, bytes);
 		stats_add(&port_ctr(p)->polls, 1);
 	}
-	turn->done += got;
+	turn->done += taken;
+	if (!n && !taken)
+		turn->dry = true;
 	return n;
 }
 

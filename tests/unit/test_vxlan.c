@@ -18,7 +18,10 @@
  *    segment at each, payload whole and in order (batches flushed
  *    mid-frame);
  *  - GRO: those segments sent back arrive as one TSO frame again, the
- *    payload whole, a stray frame after it on its own;
+ *    payload whole, a stray frame after it on its own; sent as one UDP
+ *    GSO message (what a vhostd peer sends), too;
+ *  - UDP GRO: 40 datagrams in one message give a 32-frame burst and an
+ *    8-frame one, in order, none lost, the turn not dry in between;
  *  - vtep-max-macs= and ageing=.
  */
 #include <errno.h>
@@ -32,6 +35,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <cmocka.h>
 
@@ -682,6 +686,105 @@ static void test_gro(void **state)
 	assert_int_equal(CTR(type[9]), 1);	/* gro_frames */
 }
 
+/**
+ * send_gso() - @n datagrams of @size bytes (the last @last) from
+ *		127.0.0.3 in one UDP GSO send, as a vhostd peer sends a TSO
+ *		frame: the port's UDP_GRO socket gets them as one message
+ * @d:		the datagrams, back to back, VXLAN headers included
+ * @size:	each one's size
+ * @total:	all their bytes
+ */
+static void send_gso(const uint8_t *d, size_t size, size_t total)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	struct iovec iov = { (void *)(uintptr_t)d, total };
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr m = {
+		.msg_name = &to, .msg_namelen = sizeof(to),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	uint16_t gs = (uint16_t)size;
+	int fd = udp_at(3, 0);
+
+	assert_true(fd >= 0);
+	to.sin_port = htons((uint16_t)dport);
+	to.sin_addr.s_addr = htonl(0x7f000001);
+	c->cmsg_level = SOL_UDP;
+	c->cmsg_type = UDP_SEGMENT;
+	c->cmsg_len = CMSG_LEN(sizeof(gs));
+	memcpy(CMSG_DATA(c), &gs, sizeof(gs));
+	assert_int_equal(sendmsg(fd, &m, 0), (ssize_t)total);
+	close(fd);
+}
+
+/* 40 datagrams in one UDP GSO message: the port cuts them (UDP_GRO),
+ * hands 32 frames to a burst that has room for 32 and the other 8 to the
+ * next, in order, none lost; a TSO frame's segments so sent come out
+ * joined.
+ */
+static void test_udp_gro(void **state)
+{
+	static uint8_t d[64 * 1600], f[8000], got[8000];
+	struct pkt *pkts[PORT_BURST], pkt, *pp = &pkt;
+	struct port_turn t = { .budget = 64 };
+	uint32_t h[2] = { htonl(0x08000000), htonl(4242 << 8) };
+	size_t o = 0, len;
+	unsigned int i, n;
+	ssize_t r;
+
+	(void)state;
+	for (i = 0; i < 40; i++) {
+		memcpy(d + i * 68, h, 8);
+		frame_of(d + i * 68 + 8, MAC_LOCAL, MAC_M, (uint8_t)i);
+	}
+	send_gso(d, 68, 40 * 68);
+	usleep(20000);
+	assert_true(port.ops->rx_begin(&port, 0, &t));
+	n = port.ops->rx_burst(&port, 0, pkts, PORT_BURST, &t);
+	assert_int_equal(n, 32);
+	assert_false(t.dry);		/* 8 wait in the port, not the socket */
+	for (i = 0; i < n; i++)
+		assert_int_equal(((uint8_t *)pkts[i]->iov[0].iov_base)[20], i);
+	n = port.ops->rx_burst(&port, 0, pkts, PORT_BURST, &t);
+	assert_int_equal(n, 8);
+	for (i = 0; i < n; i++)
+		assert_int_equal(((uint8_t *)pkts[i]->iov[0].iov_base)[20],
+				 32 + i);
+	n = port.ops->rx_burst(&port, 0, pkts, PORT_BURST, &t);
+	port.ops->rx_end(&port, 0, &t);
+	assert_int_equal(n, 0);
+	assert_true(t.dry);
+	assert_int_equal(t.done, 40);
+	assert_int_equal(CTR(rx_packets), 40);
+
+	/* A TSO frame's segments, as one UDP GSO send: one frame again. */
+	tso_frame(&pkt, f, MAC_M, 7000, 1400);
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	for (i = 0, o = 0; i < 5; i++) {
+		r = recv_vx(1, d + o + 8, 1600, true);	/* M is at .3 */
+		assert_int_equal(r, 54 + 1400);
+		memcpy(d + o, h, 8);
+		o += 8 + (size_t)r;
+	}
+	send_gso(d, 8 + 54 + 1400, o);
+	assert_int_equal(turn(pkts), 1);
+	assert_int_equal(pkts[0]->vnet.gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
+	assert_int_equal(pkts[0]->len, 54 + 7000);
+	for (i = 0, len = 0; i < pkts[0]->iovcnt; i++) {
+		memcpy(got + len, pkts[0]->iov[i].iov_base,
+		       pkts[0]->iov[i].iov_len);
+		len += pkts[0]->iov[i].iov_len;
+	}
+	for (i = 0; i < 7000; i++)
+		if (got[54 + i] != (uint8_t)i)
+			fail_msg("payload byte %u", i);
+}
+
 /* vtep-max-macs=2: the third MAC is not learned; ageing=1: all go. */
 static void test_limits(void **state)
 {
@@ -717,6 +820,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tso, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gro, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_udp_gro, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup_limits,
 						teardown),
 	};
