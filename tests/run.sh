@@ -128,10 +128,13 @@ if [ -z "${SKIP_GUEST:-}" ]; then
 	# vhostd: port to port, vhostd to vhostd, and QEMU + TAP beside.
 	step guest-migrate env VHOSTD=build/asan/vhostd MIG_RUNS=1 \
 		tests/guest/migrate.sh
+	# Two guests on two vhostd joined only by their vxlan ports.
+	step guest-vxlan env VHOSTD=build/asan/vhostd tests/guest/vxlan.sh
 else
 	skip_step guest-setup "SKIP_GUEST set"
 	skip_step guest-e2e "SKIP_GUEST set"
 	skip_step guest-migrate "SKIP_GUEST set"
+	skip_step guest-vxlan "SKIP_GUEST set"
 fi
 
 echo
