@@ -69,7 +69,7 @@ $(O)/libvdrv.a: $(VDRV_OBJS)
 
 # The daemon loads its TAP queue-steering program with libbpf, drops
 # capabilities with libcap and installs its syscall filter with libseccomp.
-DAEMON_LIBS = -lbpf -lcap -lseccomp
+DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp
 
 $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)

@@ -110,6 +110,9 @@ step dgram env BUILD=build/asan VHOSTD_USER=nobody tests/integration/dgram.sh
 # The vxlan port type against Linux's vxlan devices, in namespaces: ping,
 # iperf3, payloads checked, the underlay captured, hostile datagrams.
 step vxlan env BUILD=build/asan VHOSTD_USER=nobody tests/integration/vxlan.sh
+# The afxdp port on a veth into a namespace: generic and native XDP,
+# traffic checked, the program gone after an exit and after SIGKILL.
+step afxdp env BUILD=build/asan VHOSTD_USER=nobody tests/integration/afxdp.sh
 step hostile env BUILD=build/asan VHOSTD_USER=nobody tests/integration/hostile.sh
 # Multiqueue, driven by DPDK's virtio-user (testpmd).
 step mq env BUILD=build/asan VHOSTD_USER=nobody tests/integration/mq.sh

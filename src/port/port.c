@@ -27,6 +27,7 @@ struct port_env port_env;
 	X(port_tap_ops)							\
 	X(port_dgram_ops)						\
 	X(port_vxlan_ops)						\
+	X(port_afxdp_ops)						\
 	/* end of PORT_TYPES */
 
 #define PORT_TYPE_DECL(ops)	extern const struct port_ops ops;

@@ -1,0 +1,923 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* port_afxdp.c - a NIC's queues straight into the switch (AF_XDP)
+ *
+ * DOC: Theory of Operation
+ *
+ * "afxdp,ifname=IF[,queues=N][,mode=auto|native|generic][,zerocopy=on|off]":
+ * one AF_XDP socket (XSK, libxdp's xsk.h) per NIC queue 0..N-1, each with
+ * a UMEM of its own and each a source queue of the switch, owned by a
+ * worker.  Frames from the wire land in UMEM (the kernel's copy, or the
+ * NIC's DMA with zero copy), the switch copies them once into the
+ * destination (a guest's buffers); frames to the wire are copied once
+ * from the guest's buffers into UMEM.  Nothing of the host's stack is on
+ * the path: no skb, no bridge, no TAP.
+ *
+ * The XDP program is ours, six instructions assembled here: redirect a
+ * frame to the XSK of its RX queue (an XSKMAP), and to the kernel's stack
+ * (XDP_PASS) when that queue has none.  It is attached through a bpf_link,
+ * not netlink: a link belongs to its file descriptor, so when vhostd
+ * exits -- cleanly, or killed -- the kernel detaches the program; a crash
+ * never leaves an interface redirecting into a dead socket.  mode=native
+ * asks the driver's XDP (an error naming the interface if it has none),
+ * generic the kernel's SKB path (any device), auto native then generic.
+ * zerocopy=on binds with XDP_ZEROCOPY (an error if the driver cannot),
+ * off with XDP_COPY; unset, the kernel chooses.
+ *
+ * UMEM, per queue: AFXDP_FRAMES frames of AFXDP_FRAME bytes, the first
+ * half for receiving (all in the fill ring, or in the RX ring, or held by
+ * the switch for the burst in flight), the second for sending (a free
+ * stack, the TX ring, or the completion ring).  A turn peeks the RX ring,
+ * describes the frames in place, and gives them back to the fill ring at
+ * rx_done (the destinations have copied them).  xmit may run on every
+ * worker at once: a queue's TX side has its lock; the queue is chosen by
+ * the frame's flow hash, so that a flow stays in order.  Offloads are
+ * finished in software toward the wire (checksums completed, TSO/USO cut
+ * into segments, net/gso.h), as the NIC sees ordinary frames; frames over
+ * the interface's MTU are dropped and counted.
+ *
+ * The kernel's own XSK counters (drops for a full RX ring, an empty fill
+ * ring, invalid descriptors) are read once a second (XDP_STATISTICS).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/if_xdp.h>
+#include <xdp/xsk.h>
+
+#include "port.h"
+#include "../lock.h"
+#include "../net/flow.h"
+#include "../net/gso.h"
+#include "../net/iov.h"
+#include "../util.h"
+
+#define AFXDP_QUEUES_MAX	16U
+#define AFXDP_FRAME		XSK_UMEM__DEFAULT_FRAME_SIZE	/* 4096 */
+#define AFXDP_FRAMES		4096U
+#define AFXDP_RX_FRAMES		(AFXDP_FRAMES / 2)
+#define AFXDP_TX_FRAMES		(AFXDP_FRAMES - AFXDP_RX_FRAMES)
+#define AFXDP_RING		AFXDP_RX_FRAMES	/* every ring's size */
+
+/* The type's counters, in struct port_stats @type (see afxdp_desc[]). */
+enum {
+	AX_C_RX_DROPPED,
+	AX_C_RX_RING_FULL,
+	AX_C_FILL_EMPTY,
+	AX_C_INVALID,
+	AX_C_TX_FULL,
+	AX_C_MTU,
+	AX_C_COUNT,
+};
+
+/**
+ * struct afxdp_opts - an afxdp port's spec keys
+ * @ifname:	ifname= the interface
+ * @queues:	queues= its RX/TX queues to take, from 0
+ * @mode:	mode= auto, native or generic
+ * @zerocopy:	zerocopy= XDP_ZEROCOPY or XDP_COPY (unset: the kernel's
+ *		choice)
+ */
+struct afxdp_opts {
+	char ifname[PORT_IFNAME_MAX];
+	unsigned int queues;
+	char mode[8];
+	bool zerocopy;
+};
+
+#define AX_OPT(f)	PORT_OPT_AT(struct afxdp_opts, f)
+
+enum { AX_IFNAME, AX_QUEUES, AX_MODE, AX_ZEROCOPY };
+
+static const struct port_opt afxdp_opts[] = {
+	[AX_IFNAME] = {
+		.key = "ifname", .type = PORT_OPT_IFNAME, AX_OPT(ifname),
+		.flags = PORT_OPT_REQUIRED | PORT_OPT_UNIQUE,
+		.help = "IF: the interface whose queues the port takes" },
+	[AX_QUEUES] = {
+		.key = "queues", .type = PORT_OPT_UINT, AX_OPT(queues),
+		.min = 1, .max = AFXDP_QUEUES_MAX, .def = 1,
+		.help = "N: its queues 0..N-1, one AF_XDP socket each" },
+	[AX_MODE] = {
+		.key = "mode", .type = PORT_OPT_NAME, AX_OPT(mode),
+		.help = "auto|native|generic: the driver's XDP, the kernel's, "
+			"or native if it can (default auto)" },
+	[AX_ZEROCOPY] = {
+		.key = "zerocopy", .type = PORT_OPT_BOOL, AX_OPT(zerocopy),
+		.help = "on: zero copy or fail; off: copy mode (default: the "
+			"kernel's choice)" },
+};
+
+_Static_assert(sizeof(struct afxdp_opts) <= PORT_OPTS_SIZE,
+	       "afxdp options fit a port spec");
+
+/**
+ * struct afxdp_q - one NIC queue's socket and UMEM
+ * @area:	the UMEM, AFXDP_FRAMES frames
+ * @umem:	libxdp's handle
+ * @xsk:	the socket
+ * @fd:		its fd
+ * @fill:	fill ring (the reading worker)
+ * @comp:	completion ring (under @txlock)
+ * @rx:		RX ring (the reading worker)
+ * @tx:		TX ring (under @txlock)
+ * @txlock:	serialises the senders (any worker)
+ * @txfree:	free TX frames' addresses, @ntxfree of them (under @txlock)
+ * @ntxfree:	their number
+ * @held:	RX frames of the burst in flight, @nheld of them: back to
+ *		the fill ring at rx_done
+ * @nheld:	their number
+ * @pkts:	that burst's frames, described in place
+ * @qs:		per-queue counters (relaxed; the reader and the senders)
+ */
+struct afxdp_q {
+	uint8_t *area;
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	int fd;
+	struct xsk_ring_prod fill;
+	struct xsk_ring_cons comp;
+	struct xsk_ring_cons rx;
+	struct xsk_ring_prod tx;
+	struct vlock txlock;
+	uint64_t txfree[AFXDP_TX_FRAMES];
+	unsigned int ntxfree;
+	uint64_t held[AFXDP_RX_FRAMES];
+	unsigned int nheld;
+	struct pkt pkts[PORT_BURST];
+	struct port_queue_stats qs;
+};
+
+/**
+ * struct afxdp_priv - an afxdp port's state
+ * @nq:		queues taken
+ * @ifindex:	the interface
+ * @frame_max:	largest frame sent: the MTU, its Ethernet header, a tag
+ * @map_fd:	the XSKMAP, -1 when none
+ * @prog_fd:	the XDP program, -1 when none
+ * @link_fd:	its link to the interface, -1 when none (closing it
+ *		detaches the program)
+ * @native:	attached in driver mode (else generic)
+ * @q:		the queues
+ */
+struct afxdp_priv {
+	unsigned int nq;
+	int ifindex;
+	uint32_t frame_max;
+	int map_fd;
+	int prog_fd;
+	int link_fd;
+	bool native;
+	struct afxdp_q q[AFXDP_QUEUES_MAX];
+};
+
+/* The program's instructions (struct bpf_insn, linux/bpf.h). */
+#define AX_INSN(c, d, s, o, i)						\
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s),	\
+			    .off = (o), .imm = (i) })
+
+/**
+ * afxdp_prog() - load the XDP program: each frame to its queue's XSK
+ * @map_fd:	the XSKMAP (key: RX queue index)
+ * Return: the program's fd, or -errno
+ *
+ *	r2 = ctx->rx_queue_index
+ *	r1 = &xskmap
+ *	r3 = XDP_PASS		(no socket on the queue: the kernel's stack)
+ *	return bpf_redirect_map(r1, r2, r3)
+ */
+static int afxdp_prog(int map_fd)
+{
+	const struct bpf_insn insn[] = {
+		AX_INSN(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_1,
+			offsetof(struct xdp_md, rx_queue_index), 0),
+		AX_INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1,
+			BPF_PSEUDO_MAP_FD, 0, map_fd),
+		AX_INSN(0, 0, 0, 0, 0),
+		AX_INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0,
+			XDP_PASS),
+		AX_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_redirect_map),
+		AX_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "vhostd_xsk", "GPL", insn,
+			   ARRAY_SIZE(insn), NULL);
+	return fd < 0 ? -errno : fd;
+}
+
+/**
+ * afxdp_check() - mode= is one of its words (port_ops @check)
+ * @opts:	struct afxdp_opts, parsed
+ * @given:	bit i: afxdp_opts[i] was given
+ * Return: NULL, or what is wrong
+ */
+static const char *afxdp_check(const void *opts, uint32_t given)
+{
+	const struct afxdp_opts *o = opts;
+
+	if ((given & 1U << AX_MODE) && strcmp(o->mode, "auto") &&
+	    strcmp(o->mode, "native") && strcmp(o->mode, "generic"))
+		return "mode= is auto, native or generic";
+	return NULL;
+}
+
+/**
+ * afxdp_rx_queues() - the interface's RX queues, from sysfs
+ * @ifname:	interface
+ * Return: how many (at least 1 if the interface exists), 0 if unknown
+ */
+static unsigned int afxdp_rx_queues(const char *ifname)
+{
+	char path[96];
+	unsigned int n;
+
+	for (n = 0; n < 1024; n++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%u",
+			 ifname, n);
+		if (access(path, F_OK))
+			break;
+	}
+	return n;
+}
+
+/**
+ * afxdp_mtu() - the interface's MTU
+ * @ifname:	interface
+ * Return: the MTU, or 1500 if it cannot be read
+ */
+static unsigned int afxdp_mtu(const char *ifname)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	unsigned int mtu = 1500;
+
+	if (fd < 0)
+		return mtu;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (!ioctl(fd, SIOCGIFMTU, &ifr) && ifr.ifr_mtu > 0)
+		mtu = (unsigned int)ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+/**
+ * afxdp_q_open() - one queue's UMEM and socket, its fill ring full
+ * @p:		port (for messages)
+ * @x:		port state
+ * @q:		the queue
+ * @qid:	its index
+ * @o:		options
+ * @zc_given:	zerocopy= was in the spec
+ * Return: 0 or -errno, with a log line
+ */
+static int afxdp_q_open(struct port *p, struct afxdp_priv *x,
+			struct afxdp_q *q, unsigned int qid,
+			const struct afxdp_opts *o, bool zc_given)
+{
+	const struct xsk_umem_config ucfg = {
+		.fill_size = AFXDP_RING, .comp_size = AFXDP_RING,
+		.frame_size = AFXDP_FRAME, .frame_headroom = 0,
+	};
+	struct xsk_socket_config scfg = {
+		.rx_size = AFXDP_RING, .tx_size = AFXDP_RING,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_USE_NEED_WAKEUP,
+	};
+	size_t len = (size_t)AFXDP_FRAMES * AFXDP_FRAME;
+	uint32_t idx;
+	unsigned int i;
+	int rc;
+
+	if (zc_given)
+		scfg.bind_flags |= o->zerocopy ? XDP_ZEROCOPY : XDP_COPY;
+	q->fd = -1;
+	q->area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (q->area == MAP_FAILED) {
+		q->area = NULL;
+		rc = -errno;
+		err("%s: afxdp: UMEM of %zu bytes: %s", p->name, len,
+		    strerror(-rc));
+		return rc;
+	}
+	rc = xsk_umem__create(&q->umem, q->area, len, &q->fill, &q->comp,
+			      &ucfg);
+	if (rc) {
+		err("%s: afxdp: UMEM for queue %u: %s", p->name, qid,
+		    strerror(-rc));
+		return rc;
+	}
+	rc = xsk_socket__create(&q->xsk, o->ifname, qid, q->umem, &q->rx,
+				&q->tx, &scfg);
+	if (rc) {
+		err("%s: afxdp: socket on %s queue %u: %s%s", p->name,
+		    o->ifname, qid, strerror(-rc),
+		    zc_given && o->zerocopy && rc == -EOPNOTSUPP ?
+		    " (the driver has no zero copy: zerocopy=off)" : "");
+		return rc;
+	}
+	q->fd = xsk_socket__fd(q->xsk);
+	rc = xsk_socket__update_xskmap(q->xsk, x->map_fd);
+	if (rc) {
+		err("%s: afxdp: queue %u into the XSKMAP: %s", p->name, qid,
+		    strerror(-rc));
+		return rc;
+	}
+	if (xsk_ring_prod__reserve(&q->fill, AFXDP_RX_FRAMES, &idx) !=
+	    AFXDP_RX_FRAMES) {
+		err("%s: afxdp: fill ring of queue %u", p->name, qid);
+		return -ENOSPC;
+	}
+	for (i = 0; i < AFXDP_RX_FRAMES; i++)
+		*xsk_ring_prod__fill_addr(&q->fill, idx + i) =
+			(uint64_t)i * AFXDP_FRAME;
+	xsk_ring_prod__submit(&q->fill, AFXDP_RX_FRAMES);
+	for (i = 0; i < AFXDP_TX_FRAMES; i++)
+		q->txfree[i] = (uint64_t)(AFXDP_RX_FRAMES + i) * AFXDP_FRAME;
+	q->ntxfree = AFXDP_TX_FRAMES;
+	vlock_init(&q->txlock);
+	return 0;
+}
+
+/**
+ * afxdp_q_close() - undo afxdp_q_open(), whatever of it was done
+ * @q:		the queue
+ */
+static void afxdp_q_close(struct afxdp_q *q)
+{
+	if (q->xsk)
+		xsk_socket__delete(q->xsk);
+	q->xsk = NULL;
+	q->fd = -1;
+	if (q->umem)
+		xsk_umem__delete(q->umem);
+	q->umem = NULL;
+	if (q->area)
+		munmap(q->area, (size_t)AFXDP_FRAMES * AFXDP_FRAME);
+	q->area = NULL;
+}
+
+/**
+ * afxdp_attach() - the program onto the interface, through a link
+ * @p:		port (for messages)
+ * @x:		port state (@prog_fd, @ifindex); @link_fd, @native set
+ * @mode:	"auto", "native" or "generic"
+ * @ifname:	the interface's name, for messages
+ * Return: 0 or -errno, with a log line
+ */
+static int afxdp_attach(struct port *p, struct afxdp_priv *x,
+			const char *mode, const char *ifname)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	int fd, rc;
+
+	if (strcmp(mode, "generic")) {
+		lo.flags = XDP_FLAGS_DRV_MODE;
+		fd = bpf_link_create(x->prog_fd, x->ifindex, BPF_XDP, &lo);
+		if (fd >= 0) {
+			x->link_fd = fd;
+			x->native = true;
+			return 0;
+		}
+		rc = -errno;
+		if (!strcmp(mode, "native")) {
+			err("%s: afxdp: %s has no native XDP (%s): use "
+			    "mode=generic", p->name, ifname, strerror(-rc));
+			return rc;
+		}
+		info("%s: afxdp: no native XDP on %s (%s): generic mode",
+		     p->name, ifname, strerror(-rc));
+	}
+	lo.flags = XDP_FLAGS_SKB_MODE;
+	fd = bpf_link_create(x->prog_fd, x->ifindex, BPF_XDP, &lo);
+	if (fd < 0) {
+		rc = -errno;
+		err("%s: afxdp: cannot attach XDP to %s: %s%s", p->name, ifname,
+		    strerror(-rc), rc == -EBUSY ?
+		    " (another XDP program is attached)" : "");
+		return rc;
+	}
+	x->link_fd = fd;
+	x->native = false;
+	return 0;
+}
+
+/**
+ * afxdp_teardown() - everything open() made, in reverse
+ * @p:		port
+ * @x:		port state
+ * @nsrc:	source queues handed to workers so far
+ */
+static void afxdp_teardown(struct port *p, struct afxdp_priv *x,
+			   unsigned int nsrc)
+{
+	unsigned int i;
+
+	for (i = 0; i < nsrc; i++)
+		port_src_del(p, i);
+	if (x->link_fd >= 0)
+		close(x->link_fd);	/* the program is off the interface */
+	x->link_fd = -1;
+	for (i = 0; i < AFXDP_QUEUES_MAX; i++)
+		afxdp_q_close(&x->q[i]);
+	if (x->prog_fd >= 0)
+		close(x->prog_fd);
+	if (x->map_fd >= 0)
+		close(x->map_fd);
+	x->prog_fd = x->map_fd = -1;
+}
+
+/**
+ * afxdp_open() - map, program, a socket per queue, the link, the workers
+ * @p:		port, priv zeroed
+ * @spec:	parsed spec (struct afxdp_opts)
+ * Return: 0 or -errno, with a log line
+ *
+ * Context: control thread, at start-up (privileges and bpf() needed)
+ */
+static int afxdp_open(struct port *p, const struct port_spec *spec)
+{
+	const struct afxdp_opts *o = port_spec_opts(spec);
+	const char *mode = *o->mode ? o->mode : "auto";
+	struct afxdp_priv *x = p->priv;
+	unsigned int i, have, nsrc = 0;
+	int rc;
+
+	x->map_fd = x->prog_fd = x->link_fd = -1;
+	for (i = 0; i < AFXDP_QUEUES_MAX; i++)
+		x->q[i].fd = -1;
+	x->ifindex = (int)if_nametoindex(o->ifname);
+	if (!x->ifindex) {
+		err("%s: afxdp: no interface %s", p->name, o->ifname);
+		return -ENODEV;
+	}
+	have = afxdp_rx_queues(o->ifname);
+	if (have && o->queues > have) {
+		err("%s: afxdp: %s has %u RX queue(s), queues=%u asked",
+		    p->name, o->ifname, have, o->queues);
+		return -EINVAL;
+	}
+	x->nq = o->queues;
+	x->frame_max = afxdp_mtu(o->ifname) + ETH_HLEN + 4;
+	if (x->frame_max > AFXDP_FRAME)
+		x->frame_max = AFXDP_FRAME;
+
+	x->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "vhostd_xsks",
+				   sizeof(int), sizeof(int), AFXDP_QUEUES_MAX,
+				   NULL);
+	if (x->map_fd < 0) {
+		rc = -errno;
+		err("%s: afxdp: XSKMAP: %s", p->name, strerror(-rc));
+		goto err;
+	}
+	x->prog_fd = afxdp_prog(x->map_fd);
+	if (x->prog_fd < 0) {
+		rc = x->prog_fd;
+		err("%s: afxdp: loading the XDP program: %s", p->name,
+		    strerror(-rc));
+		goto err;
+	}
+	for (i = 0; i < x->nq; i++) {
+		rc = afxdp_q_open(p, x, &x->q[i], i, o,
+				  spec->given & 1U << AX_ZEROCOPY);
+		if (rc)
+			goto err;
+	}
+	rc = afxdp_attach(p, x, mode, o->ifname);
+	if (rc)
+		goto err;
+	for (nsrc = 0; nsrc < x->nq; nsrc++) {
+		rc = port_src_add(p, nsrc, x->q[nsrc].fd, PORT_SRC_LEVEL);
+		if (rc < 0) {
+			err("%s: afxdp: cannot register queue %u with a worker: "
+			    "%s", p->name, nsrc, strerror(-rc));
+			goto err;
+		}
+	}
+	port_set_up(p, true);
+	info("port %s: afxdp on %s, %u queue(s), %s XDP, frames up to %u B",
+	     p->name, o->ifname, x->nq, x->native ? "native" : "generic",
+	     x->frame_max);
+	return 0;
+
+err:
+	afxdp_teardown(p, x, nsrc);
+	return rc;
+}
+
+/**
+ * afxdp_close() - undo afxdp_open() (port out of forwarding, quiesced)
+ * @p:		port
+ */
+static void afxdp_close(struct port *p)
+{
+	struct afxdp_priv *x = p->priv;
+
+	afxdp_teardown(p, x, x->nq);
+}
+
+/**
+ * afxdp_rx_begin() - a turn at queue @q begins
+ * @p:		port
+ * @q:		queue
+ * @turn:	the turn
+ * Return: true while the queue's socket is open
+ */
+static bool afxdp_rx_begin(struct port *p, uint32_t q, struct port_turn *turn)
+{
+	struct afxdp_priv *x = p->priv;
+
+	(void)turn;
+	return q < x->nq && x->q[q].xsk;
+}
+
+/**
+ * afxdp_rx_burst() - up to @max frames of queue @q, in UMEM
+ * @p:		port
+ * @q:		queue
+ * @pkts:	out: the frames
+ * @max:	room in @pkts
+ * @turn:	frames taken added to @turn->done; @turn->dry when the RX
+ *		ring is empty
+ *
+ * Context: the worker owning the queue
+ * Return: frames in @pkts
+ */
+static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
+				   struct pkt **pkts, unsigned int max,
+				   struct port_turn *turn)
+{
+	struct afxdp_q *aq = &((struct afxdp_priv *)p->priv)->q[q];
+	unsigned int i, r, n = 0, bad = 0;
+	uint64_t bytes = 0;
+	uint32_t idx;
+
+	max = MIN(max, (unsigned int)PORT_BURST);
+	r = xsk_ring_cons__peek(&aq->rx, max, &idx);
+	if (!r) {
+		/* Nothing: the kernel may wait for a kick to fill. */
+		if (xsk_ring_prod__needs_wakeup(&aq->fill))
+			recvfrom(aq->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+		turn->dry = true;
+		return 0;
+	}
+	for (i = 0; i < r; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&aq->rx,
+								  idx + i);
+		uint64_t base = xsk_umem__extract_addr(d->addr);
+		uint64_t off = xsk_umem__add_offset_to_addr(d->addr);
+		struct pkt *pkt = &aq->pkts[n];
+
+		aq->held[aq->nheld++] = base;
+		/* The kernel's descriptor, checked all the same. */
+		if (base >= (uint64_t)AFXDP_RX_FRAMES * AFXDP_FRAME ||
+		    off + d->len > base + AFXDP_FRAME || d->len < ETH_HLEN) {
+			bad++;
+			continue;
+		}
+		memset(&pkt->vnet, 0, sizeof(pkt->vnet));
+		pkt->src_feat = 0;	/* the wire: no offload metadata */
+		pkt->len = d->len;
+		pkt->iovcnt = 1;
+		pkt->iov[0].iov_base = aq->area + off;
+		pkt->iov[0].iov_len = d->len;
+		memcpy(&pkt->eth, aq->area + off, ETH_HLEN);
+		pkts[n++] = pkt;
+		bytes += d->len;
+	}
+	xsk_ring_cons__release(&aq->rx, r);
+	if (r < max)
+		turn->dry = true;
+	turn->done += r;
+	if (bad)
+		stats_add(&port_ctr(p)->drops[STATS_DROP_RUNT], bad);
+	if (n) {
+		stats_add(&port_ctr(p)->rx_packets, n);
+		stats_add(&port_ctr(p)->rx_bytes, bytes);
+		stats_add(&port_ctr(p)->polls, 1);
+		__atomic_fetch_add(&aq->qs.rx_packets, n, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&aq->qs.rx_bytes, bytes, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+/**
+ * afxdp_rx_done() - the burst's frames back to the fill ring
+ * @p:		port
+ * @q:		queue
+ * @turn:	the turn
+ */
+static void afxdp_rx_done(struct port *p, uint32_t q, struct port_turn *turn)
+{
+	struct afxdp_q *aq = &((struct afxdp_priv *)p->priv)->q[q];
+	unsigned int i;
+	uint32_t idx;
+
+	(void)turn;
+	if (!aq->nheld)
+		return;
+	/* The fill ring holds every RX frame: there is always room. */
+	if (xsk_ring_prod__reserve(&aq->fill, aq->nheld, &idx) != aq->nheld)
+		return;		/* kept in @held: next time */
+	for (i = 0; i < aq->nheld; i++)
+		*xsk_ring_prod__fill_addr(&aq->fill, idx + i) = aq->held[i];
+	xsk_ring_prod__submit(&aq->fill, aq->nheld);
+	aq->nheld = 0;
+}
+
+/**
+ * afxdp_rx_end() - a turn ends: what the last burst held goes back
+ * @p:		port
+ * @q:		queue
+ * @turn:	the turn
+ */
+static void afxdp_rx_end(struct port *p, uint32_t q, struct port_turn *turn)
+{
+	afxdp_rx_done(p, q, turn);
+}
+
+/**
+ * afxdp_reclaim() - sent frames back to the free stack
+ * @aq:		queue, its TX lock held
+ */
+static void afxdp_reclaim(struct afxdp_q *aq) REQUIRES(aq->txlock)
+{
+	uint32_t idx, n, i;
+
+	n = xsk_ring_cons__peek(&aq->comp, AFXDP_RING, &idx);
+	for (i = 0; i < n && aq->ntxfree < AFXDP_TX_FRAMES; i++)
+		aq->txfree[aq->ntxfree++] =
+			xsk_umem__extract_addr(*xsk_ring_cons__comp_addr(
+				&aq->comp, idx + i));
+	if (n)
+		xsk_ring_cons__release(&aq->comp, n);
+}
+
+/**
+ * afxdp_put() - one wire frame into a TX frame and the TX ring
+ * @aq:		queue, its TX lock held
+ * @iov:	the frame's bytes
+ * @cnt:	pieces in @iov
+ * @len:	its length
+ * Return: 0, or the drop reason
+ */
+static int afxdp_put(struct afxdp_q *aq, const struct iovec *iov,
+		     unsigned int cnt, size_t len) REQUIRES(aq->txlock)
+{
+	struct xdp_desc *d;
+	uint64_t addr;
+	uint32_t idx;
+
+	if (!aq->ntxfree)
+		afxdp_reclaim(aq);
+	if (!aq->ntxfree)
+		return STATS_DROP_NO_BUFFER;
+	addr = aq->txfree[aq->ntxfree - 1];
+	if (iov_to_buf(iov, cnt, 0, aq->area + addr, len) != len)
+		return STATS_DROP_OFFLOAD;
+	if (xsk_ring_prod__reserve(&aq->tx, 1, &idx) != 1)
+		return STATS_DROP_NO_BUFFER;
+	aq->ntxfree--;
+	d = xsk_ring_prod__tx_desc(&aq->tx, idx);
+	d->addr = addr;
+	d->len = (uint32_t)len;
+	d->options = 0;
+	xsk_ring_prod__submit(&aq->tx, 1);
+	return 0;
+}
+
+/**
+ * afxdp_frame() - one frame to the wire, its offloads finished
+ * @x:		port state
+ * @aq:		queue, its TX lock held
+ * @pkt:	frame (read, never written)
+ * @mtu:	set when a segment or the frame is over the MTU
+ * Return: 0, or the drop reason
+ */
+static int afxdp_frame(struct afxdp_priv *x, struct afxdp_q *aq,
+		       const struct pkt *pkt, bool *mtu) REQUIRES(aq->txlock)
+{
+	struct iovec iov[PKT_IOV_MAX + 2];
+	uint8_t hdr[GSO_HDR_MAX];
+	struct gso_csum res;
+	struct gso_iter it;
+	struct gso_seg seg;
+	int a, b, n, rc;
+
+	if (pkt->iovcnt > PKT_IOV_MAX || pkt->len < ETH_HLEN)
+		return STATS_DROP_TOO_BIG;
+	if (!pkt->vnet.flags && pkt->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE)
+		goto pass;
+	switch (gso_plan(pkt, pkt->src_feat, 0)) {
+	case GSO_ACT_PASS:
+		goto pass;
+	case GSO_ACT_CSUM:
+		if (pkt->len > x->frame_max)
+			goto big;
+		if (gso_csum_fill(&pkt->vnet, pkt->iov, pkt->iovcnt, pkt->len,
+				  &res))
+			return STATS_DROP_OFFLOAD;
+		a = iov_slice(pkt->iov, pkt->iovcnt, 0, res.off, iov,
+			      PKT_IOV_MAX);
+		if (a < 0)
+			return STATS_DROP_OFFLOAD;
+		iov[a].iov_base = &res.csum;
+		iov[a].iov_len = sizeof(res.csum);
+		b = iov_slice(pkt->iov, pkt->iovcnt, res.off + sizeof(res.csum),
+			      pkt->len - res.off - sizeof(res.csum),
+			      &iov[a + 1], PKT_IOV_MAX + 1 - (unsigned int)a);
+		if (b < 0)
+			return STATS_DROP_OFFLOAD;
+		return afxdp_put(aq, iov, (unsigned int)(a + 1 + b), pkt->len);
+	case GSO_ACT_SEGMENT:
+		if (gso_init(&it, pkt, false))
+			return STATS_DROP_OFFLOAD;
+		while ((n = gso_next(&it, hdr, iov, PKT_IOV_MAX + 1,
+				     &seg)) > 0) {
+			if (seg.len > x->frame_max)
+				goto big;
+			rc = afxdp_put(aq, iov, (unsigned int)n, seg.len);
+			if (rc)
+				return rc;
+		}
+		return n < 0 ? STATS_DROP_OFFLOAD : 0;
+	default:
+		return STATS_DROP_OFFLOAD;
+	}
+pass:
+	if (pkt->len > x->frame_max)
+		goto big;
+	return afxdp_put(aq, pkt->iov, pkt->iovcnt, pkt->len);
+big:
+	*mtu = true;
+	return STATS_DROP_TOO_BIG;
+}
+
+/**
+ * afxdp_xmit() - frames to the wire, each on its flow's queue
+ * @p:		port
+ * @pkts:	frames (their buffers are read, never kept)
+ * @n:		number of frames
+ * Return: frames handed to the TX rings; the rest are counted as drops
+ *
+ * Context: any worker, concurrently: each queue's TX side under its lock
+ */
+static unsigned int afxdp_xmit(struct port *p, struct pkt *const *pkts,
+			       unsigned int n)
+{
+	unsigned int i, sent = 0, drops[STATS_DROP_COUNT] = { 0 }, big = 0;
+	struct afxdp_priv *x = p->priv;
+	uint64_t bytes = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned int qi = x->nq > 1 ? pkt_flow_hash(pkts[i]) % x->nq : 0;
+		struct afxdp_q *aq = &x->q[qi];
+		bool mtu = false;
+		int why;
+
+		vlock_lock(&aq->txlock);
+		why = afxdp_frame(x, aq, pkts[i], &mtu);
+		/* Copy mode sends on a kick only; zero copy when asked. */
+		if (xsk_ring_prod__needs_wakeup(&aq->tx))
+			sendto(aq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+		vlock_unlock(&aq->txlock);
+		if (mtu)
+			big++;
+		if (why) {
+			drops[why]++;
+			continue;
+		}
+		sent++;
+		bytes += pkts[i]->len;
+		__atomic_fetch_add(&aq->qs.tx_packets, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&aq->qs.tx_bytes, pkts[i]->len,
+				   __ATOMIC_RELAXED);
+	}
+	if (big)
+		stats_add(&port_ctr(p)->type[AX_C_MTU], big);
+	if (drops[STATS_DROP_NO_BUFFER])
+		stats_add(&port_ctr(p)->type[AX_C_TX_FULL],
+			  drops[STATS_DROP_NO_BUFFER]);
+	port_count_xmit(p, sent, bytes, drops);
+	return sent;
+}
+
+/**
+ * afxdp_timer() - once a second: the kernel's XSK counters
+ * @p:		port
+ *
+ * Context: control thread; its counter slot holds the totals
+ */
+static void afxdp_timer(struct port *p)
+{
+	struct afxdp_priv *x = p->priv;
+	uint64_t sum[AX_C_COUNT] = { 0 };
+	struct xdp_statistics st;
+	unsigned int i;
+
+	for (i = 0; i < x->nq; i++) {
+		socklen_t len = sizeof(st);
+
+		if (x->q[i].fd < 0 ||
+		    getsockopt(x->q[i].fd, SOL_XDP, XDP_STATISTICS, &st, &len))
+			continue;
+		sum[AX_C_RX_DROPPED] += st.rx_dropped;
+		sum[AX_C_RX_RING_FULL] += st.rx_ring_full;
+		sum[AX_C_FILL_EMPTY] += st.rx_fill_ring_empty_descs;
+		sum[AX_C_INVALID] += st.rx_invalid_descs + st.tx_invalid_descs;
+	}
+	for (i = AX_C_RX_DROPPED; i <= AX_C_INVALID; i++)
+		__atomic_store_n(&p->stats[0].type[i], sum[i],
+				 __ATOMIC_RELAXED);
+}
+
+/**
+ * afxdp_queue_stats() - per queue counters
+ * @p:		port
+ * @qs:		out
+ * @max:	room in @qs
+ * Return: entries written
+ */
+static unsigned int afxdp_queue_stats(const struct port *p,
+				      struct port_queue_stats *qs,
+				      unsigned int max)
+{
+	const struct afxdp_priv *x = p->priv;
+	unsigned int i;
+
+	for (i = 0; i < x->nq && i < max; i++) {
+		qs[i].rx_packets = __atomic_load_n(&x->q[i].qs.rx_packets,
+						   __ATOMIC_RELAXED);
+		qs[i].rx_bytes = __atomic_load_n(&x->q[i].qs.rx_bytes,
+						 __ATOMIC_RELAXED);
+		qs[i].tx_packets = __atomic_load_n(&x->q[i].qs.tx_packets,
+						   __ATOMIC_RELAXED);
+		qs[i].tx_bytes = __atomic_load_n(&x->q[i].qs.tx_bytes,
+						 __ATOMIC_RELAXED);
+	}
+	return i;
+}
+
+/* What an afxdp port counts beyond stats_common (see stats.h). */
+static const struct stats_desc afxdp_desc[] = {
+	{ .key = "xsk_rx_dropped", .metric = "afxdp_xsk_rx_dropped_total",
+	  .help = "Frames the kernel dropped for the port's sockets.",
+	  STATS_AT(type[AX_C_RX_DROPPED]) },
+	{ .key = "xsk_rx_ring_full", .metric = "afxdp_xsk_rx_ring_full_total",
+	  .help = "Frames dropped: a socket's RX ring was full.",
+	  STATS_AT(type[AX_C_RX_RING_FULL]) },
+	{ .key = "xsk_fill_empty", .metric = "afxdp_xsk_fill_empty_total",
+	  .help = "Times the kernel found a fill ring empty.",
+	  STATS_AT(type[AX_C_FILL_EMPTY]) },
+	{ .key = "xsk_invalid", .metric = "afxdp_xsk_invalid_total",
+	  .help = "Invalid RX or TX descriptors the kernel saw.",
+	  STATS_AT(type[AX_C_INVALID]) },
+	{ .key = "tx_full", .metric = "afxdp_tx_full_total",
+	  .help = "Frames dropped: no free TX frame or TX ring slot.",
+	  STATS_AT(type[AX_C_TX_FULL]) },
+	{ .key = "mtu", .metric = "afxdp_mtu_total",
+	  .help = "Frames dropped: larger than the interface's MTU.",
+	  STATS_AT(type[AX_C_MTU]) },
+	{ .key = "bursts", .metric = "afxdp_bursts_total",
+	  .help = "Worker turns that took frames from a socket.",
+	  STATS_AT(polls) },
+};
+
+static const struct stats_table afxdp_stats = {
+	afxdp_desc, ARRAY_SIZE(afxdp_desc)
+};
+
+static const struct stats_table *const afxdp_counters[] = {
+	&afxdp_stats, NULL
+};
+
+const struct port_ops port_afxdp_ops = {
+	.type		= "afxdp",
+	.name_prefix	= "xdp",
+	.priv_size	= sizeof(struct afxdp_priv),
+	.opts		= afxdp_opts,
+	.n_opts		= ARRAY_SIZE(afxdp_opts),
+	.opts_size	= sizeof(struct afxdp_opts),
+	.check		= afxdp_check,
+	.runtime_refused = "an AF_XDP port needs what vhostd gives up at "
+			   "start-up (bpf(), raw sockets)",
+	.open		= afxdp_open,
+	.close		= afxdp_close,
+	.xmit		= afxdp_xmit,
+	.rx_begin	= afxdp_rx_begin,
+	.rx_burst	= afxdp_rx_burst,
+	.rx_done	= afxdp_rx_done,
+	.rx_end		= afxdp_rx_end,
+	.timer		= afxdp_timer,
+	.queue_stats	= afxdp_queue_stats,
+	.counters	= afxdp_counters,
+};
