@@ -73,11 +73,7 @@ static void vhostctl_usage(FILE *f)
 		snprintf(use, sizeof(use), "%s%s%s", vhostctl_cmds[i].name,
 			 vhostctl_cmds[i].arg ? " " : "",
 			 vhostctl_cmds[i].arg ? vhostctl_cmds[i].arg : "");
-		if (strlen(use) > 14)
-			fprintf(f, "  %s\n  %-14s %s\n", use, "",
-				vhostctl_cmds[i].help);
-		else
-			fprintf(f, "  %-14s %s\n", use, vhostctl_cmds[i].help);
+		fprintf(f, "  %-32s %s\n", use, vhostctl_cmds[i].help);
 	}
 	fprintf(f, "\nExample: vhostctl port add "
 		"vhost-user,path=/run/vhostd/vm3.sock,name=vm3\n"

@@ -173,13 +173,16 @@ static int ctl_cmd_help(struct ctl_buf *b, const char *arg)
 		snprintf(use, sizeof(use), "%s%s%s", ctl_cmds[i].name,
 			 ctl_cmds[i].arg ? " " : "",
 			 ctl_cmds[i].arg ? ctl_cmds[i].arg : "");
-		ctl_printf(b, "%-14s %s\n", use, ctl_cmds[i].help);
+		ctl_printf(b, "%-32s %s\n", use, ctl_cmds[i].help);
 	}
 	for (t = 0; (ops = port_ops_at(t)); t++)
-		for (i = 0; i < ops->n_cmds; i++)
-			ctl_printf(b, "%s %s NAME%s\n    %s\n", ops->type,
-				   ops->cmds[i].verb, ops->cmds[i].keys,
-				   ops->cmds[i].help);
+		for (i = 0; i < ops->n_cmds; i++) {
+			char use[64];
+
+			snprintf(use, sizeof(use), "%s %s NAME%s", ops->type,
+				 ops->cmds[i].verb, ops->cmds[i].keys);
+			ctl_printf(b, "%-32s %s\n", use, ops->cmds[i].help);
+		}
 	return 0;
 }
 

@@ -387,20 +387,22 @@ if wanted ctl-help; then
 	ERR=
 	start_vhostd -- 2 || fail "vhostd did not start"
 	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" help >"$TMP/help" || fail "help failed"
-	# A command is its first word, or two for "port add" and "port del".
-	awk '{ print ($1 == "port" ? $1 " " $2 : $1) }' "$TMP/help" | sort >"$TMP/help.daemon"
+	# A command is its first word, or two for "port add" and "port del"
+	# and a port type's own ("vxlan fdb").
+	awk '{ print ($1 == "port" || $1 == "vxlan" ? $1 " " $2 : $1) }' "$TMP/help" | sort >"$TMP/help.daemon"
 	"$VHOSTCTL" --help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { on = 0 }
-		on { print ($1 == "port" ? $1 " " $2 : $1) }' | sort >"$TMP/help.cli"
-	printf '%s\n' fdb help metrics 'port add' 'port del' ports stats workers |
-		sort >"$TMP/help.want"
+		on { print ($1 == "port" || $1 == "vxlan" ? $1 " " $2 : $1) }' | sort >"$TMP/help.cli"
+	printf '%s\n' fdb help metrics 'port add' 'port del' ports stats workers \
+		'vxlan add' 'vxlan del' 'vxlan fdb' | sort >"$TMP/help.want"
 	cmp -s "$TMP/help.want" "$TMP/help.daemon" ||
 		fail "daemon help lists: $(tr '\n' ' ' <"$TMP/help.daemon")"
 	cmp -s "$TMP/help.want" "$TMP/help.cli" ||
 		fail "vhostctl --help lists: $(tr '\n' ' ' <"$TMP/help.cli")"
 	grep -qv '^[a-z]\+ \+[^ ].*$' "$TMP/help" && fail "help line without a description"
 	while read -r c; do
-		# Those that take an argument: tests/integration/portctl.sh.
-		case $c in port\ *) continue ;; esac
+		# Those that take an argument: tests/integration/portctl.sh
+		# (port) and vxlan.sh (vxlan).
+		case $c in port\ *|vxlan\ *) continue ;; esac
 		timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" "$c" >"$TMP/c.out" 2>&1 ||
 			{ fail "$c failed: $(head -c 100 "$TMP/c.out")"; continue; }
 		case $c in
@@ -669,7 +671,7 @@ if wanted ctl-concurrent; then
 		stats|ports) jq -e '.ports | length == 3' "$TMP/cc.$i" >/dev/null ;;
 		fdb) jq -e '.fdb | type == "array"' "$TMP/cc.$i" >/dev/null ;;
 		metrics) prom_check "$TMP/cc.$i" >/dev/null ;;
-		help) [ "$(wc -l <"$TMP/cc.$i")" = 8 ] ;;
+		help) [ "$(wc -l <"$TMP/cc.$i")" = 11 ] ;;
 		esac || { bad=$((bad + 1)); fail "client $i ($c): incomplete or invalid reply"; }
 	done
 	dt=$(($(ms) - t0))
