@@ -27,8 +27,10 @@
  * half for receiving (all in the fill ring, or in the RX ring, or held by
  * the switch for the burst in flight), the second for sending (a free
  * stack, the TX ring, or the completion ring).  A turn peeks the RX ring,
- * describes the frames in place, and gives them back to the fill ring at
- * rx_done (the destinations have copied them).  xmit may run on every
+ * describes the frames in place, joins consecutive TCP segments of one
+ * flow into TSO frames (net/gro.h, as the vxlan port does), and gives the
+ * frames back to the fill ring at rx_done (the destinations have copied
+ * them).  xmit may run on every
  * worker at once: a queue's TX side has its lock; the queue is chosen by
  * the frame's flow hash, so that a flow stays in order.  Offloads are
  * finished in software toward the wire (checksums completed, TSO/USO cut
@@ -56,6 +58,7 @@
 #include "port.h"
 #include "../lock.h"
 #include "../net/flow.h"
+#include "../net/gro.h"
 #include "../net/gso.h"
 #include "../net/iov.h"
 #include "../util.h"
@@ -75,6 +78,8 @@ enum {
 	AX_C_INVALID,
 	AX_C_TX_FULL,
 	AX_C_MTU,
+	AX_C_GRO_JOINED,
+	AX_C_GRO_FRAMES,
 	AX_C_COUNT,
 };
 
@@ -136,6 +141,8 @@ _Static_assert(sizeof(struct afxdp_opts) <= PORT_OPTS_SIZE,
  *		the fill ring at rx_done
  * @nheld:	their number
  * @pkts:	that burst's frames, described in place
+ * @flow:	the TCP frame being joined from the burst's segments
+ * @gro_hdr:	the headers of each joined frame, by its index in @pkts
  * @qs:		per-queue counters (relaxed; the reader and the senders)
  */
 struct afxdp_q {
@@ -153,6 +160,8 @@ struct afxdp_q {
 	uint64_t held[AFXDP_RX_FRAMES];
 	unsigned int nheld;
 	struct pkt pkts[PORT_BURST];
+	struct gro_flow flow;
+	uint8_t gro_hdr[PORT_BURST][GRO_HDR_MAX];
 	struct port_queue_stats qs;
 };
 
@@ -557,9 +566,10 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 				   struct port_turn *turn)
 {
 	struct afxdp_q *aq = &((struct afxdp_priv *)p->priv)->q[q];
-	unsigned int i, r, n = 0, bad = 0;
+	unsigned int i, r, n = 0, bad = 0, joined = 0, frames = 0;
 	uint64_t bytes = 0;
 	uint32_t idx;
+	int flow = -1;
 
 	max = MIN(max, (unsigned int)PORT_BURST);
 	r = xsk_ring_cons__peek(&aq->rx, max, &idx);
@@ -576,6 +586,7 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		uint64_t base = xsk_umem__extract_addr(d->addr);
 		uint64_t off = xsk_umem__add_offset_to_addr(d->addr);
 		struct pkt *pkt = &aq->pkts[n];
+		uint8_t *f = aq->area + off;
 
 		aq->held[aq->nheld++] = base;
 		/* The kernel's descriptor, checked all the same. */
@@ -584,15 +595,36 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 			bad++;
 			continue;
 		}
+		/* Consecutive segments of one TCP flow join the frame before
+		 * them (net/gro.h): the guest gets TSO frames again.
+		 */
+		if (flow >= 0 && gro_join(&aq->flow, pkts[flow], f, d->len)) {
+			joined++;
+			continue;
+		}
+		if (flow >= 0 && aq->flow.segs > 1) {
+			gro_finish(&aq->flow, pkts[flow], aq->gro_hdr[flow]);
+			frames++;
+		}
 		memset(&pkt->vnet, 0, sizeof(pkt->vnet));
 		pkt->src_feat = 0;	/* the wire: no offload metadata */
 		pkt->len = d->len;
 		pkt->iovcnt = 1;
-		pkt->iov[0].iov_base = aq->area + off;
+		pkt->iov[0].iov_base = f;
 		pkt->iov[0].iov_len = d->len;
-		memcpy(&pkt->eth, aq->area + off, ETH_HLEN);
+		memcpy(&pkt->eth, f, ETH_HLEN);
+		flow = gro_start(&aq->flow, f, d->len) ? (int)n : -1;
 		pkts[n++] = pkt;
-		bytes += d->len;
+	}
+	if (flow >= 0 && aq->flow.segs > 1) {
+		gro_finish(&aq->flow, pkts[flow], aq->gro_hdr[flow]);
+		frames++;
+	}
+	for (i = 0; i < n; i++)
+		bytes += pkts[i]->len;
+	if (joined) {
+		stats_add(&port_ctr(p)->type[AX_C_GRO_JOINED], joined);
+		stats_add(&port_ctr(p)->type[AX_C_GRO_FRAMES], frames);
 	}
 	xsk_ring_cons__release(&aq->rx, r);
 	if (r < max)
@@ -887,6 +919,12 @@ static const struct stats_desc afxdp_desc[] = {
 	{ .key = "mtu", .metric = "afxdp_mtu_total",
 	  .help = "Frames dropped: larger than the interface's MTU.",
 	  STATS_AT(type[AX_C_MTU]) },
+	{ .key = "gro_joined", .metric = "afxdp_gro_joined_total",
+	  .help = "TCP segments from the wire joined to the one before.",
+	  STATS_AT(type[AX_C_GRO_JOINED]) },
+	{ .key = "gro_frames", .metric = "afxdp_gro_frames_total",
+	  .help = "Frames made of more than one segment from the wire.",
+	  STATS_AT(type[AX_C_GRO_FRAMES]) },
 	{ .key = "bursts", .metric = "afxdp_bursts_total",
 	  .help = "Worker turns that took frames from a socket.",
 	  STATS_AT(polls) },

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# afxdp.sh - guest to the wire and back through vhostd's afxdp port,
+#	     against the same through a TAP port and a kernel bridge
+#
+#   bench/afxdp.sh [ROUNDS [SECONDS [SIZES]]]     (root; default 3 2 "64 1514")
+#
+# Two namespaces, each a "host" with a vhostd and one vhost-user port
+# (vbench plays a guest on each, A sending, B counting and checking every
+# frame), joined by a veth pair (the wire).  Per round and size,
+# alternating:
+#   afxdp   each vhostd has an afxdp port on its end of the veth (native
+#           XDP): guest -> UMEM -> wire -> UMEM -> guest
+#   tap     each vhostd has a TAP port bridged with its end of the veth:
+#           guest -> TAP -> bridge -> wire -> bridge -> TAP -> guest, what
+#           a vhostd user has without the afxdp port
+# One line per run (Mpps B received), then the medians and the ratio
+# afxdp/tap per size.  vhostd: BUILD's (default build), vbench:
+# BENCH_BUILD's (default build-bench).  Everything stays in the two
+# namespaces and is removed at the end (Ctrl-C included).
+set -u
+ROUNDS=${1:-3}
+SECS=${2:-2}
+SIZES=${3:-64 1514}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+VHOSTD=$BUILD/vhostd
+VBENCH=${BENCH_BUILD:-$ROOT/build-bench}/bench/vbench
+for f in "$VHOSTD" "$VBENCH"; do
+	[ -x "$f" ] || { echo "afxdp.sh: no $f (make; make O=build-bench)"; exit 2; }
+done
+[ "$(id -u)" = 0 ] || { echo "afxdp.sh: needs root (namespaces)"; exit 2; }
+T=$(mktemp -d /tmp/vhostd-axb.XXXXXX)
+NA=axba-$$
+NB=axbb-$$
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	ip netns del "$NA" 2>/dev/null
+	ip netns del "$NB" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ip netns add "$NA" && ip netns add "$NB" || exit 1
+for n in "$NA" "$NB"; do
+	ip -n "$n" link set lo up
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+done
+ip link add wa netns "$NA" type veth peer name wb netns "$NB" || exit 1
+ip -n "$NA" link set wa up
+ip -n "$NB" link set wb up
+
+# start_pair MODE: a vhostd per host for MODE (afxdp|tap)
+start_pair() {
+	local n w i=0
+	for n in "$NA" "$NB"; do
+		w=wa; [ "$n" = "$NB" ] && w=wb
+		rm -f "$T/$i.sock"
+		if [ "$1" = afxdp ]; then
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "vhost-user,path=$T/$i.sock,name=g" \
+				--port "afxdp,ifname=$w,mode=native,name=x" \
+				>"$T/log$i" 2>&1 &
+		else
+			ip -n "$n" link add brk type bridge
+			ip -n "$n" link set "$w" master brk
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "vhost-user,path=$T/$i.sock,name=g" \
+				--port "tap,ifname=tk,name=tk" >"$T/log$i" 2>&1 &
+		fi
+		PIDS+=("$!")
+		i=$((i + 1))
+	done
+	for i in 0 1; do
+		for _ in $(seq 100); do [ -S "$T/$i.sock" ] && break; sleep 0.05; done
+	done
+	if [ "$1" = tap ]; then
+		for n in "$NA" "$NB"; do
+			for _ in $(seq 100); do
+				ip -n "$n" link show tk >/dev/null 2>&1 && break
+				sleep 0.05
+			done
+			ip -n "$n" link set tk master brk
+			ip -n "$n" link set tk up
+			ip -n "$n" link set brk up
+		done
+	fi
+}
+
+# stop_pair: both vhostd gone, the bridges too
+stop_pair() {
+	local p n
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	PIDS=()
+	for n in "$NA" "$NB"; do
+		ip -n "$n" link del brk 2>/dev/null
+	done
+}
+
+: >"$T/out"
+for r in $(seq "$ROUNDS"); do
+	for size in $SIZES; do
+		for mode in afxdp tap; do
+			start_pair "$mode"
+			res=$(timeout 60 "$VBENCH" tput --a "$T/0.sock" --b "$T/1.sock" \
+				--size "$size" --seconds "$SECS" --warmup-ms 500 \
+				2>"$T/vb.err" | grep '^RESULT')
+			stop_pair
+			mpps=$(grep -o ' mpps=[0-9.]*' <<<"$res" | cut -d= -f2)
+			gbps=$(grep -o ' gbps=[0-9.]*' <<<"$res" | cut -d= -f2)
+			echo "$r $size $mode mpps=${mpps:-0} gbps=${gbps:-0}" |
+				tee -a "$T/out"
+		done
+	done
+done
+
+echo "median Mpps (and Gbit/s) per size; ratio afxdp/tap:"
+for size in $SIZES; do
+	med() { grep " $size $1 " "$T/out" | grep -o "$2=[0-9.]*" | cut -d= -f2 |
+		sort -g | awk '{a[NR]=$1} END {print NR ? a[int((NR+1)/2)] : 0}'; }
+	am=$(med afxdp mpps) tm=$(med tap mpps)
+	ag=$(med afxdp gbps) tg=$(med tap gbps)
+	awk -v s="$size" -v am="$am" -v tm="$tm" -v ag="$ag" -v tg="$tg" 'BEGIN {
+		printf "  %-5s afxdp %.3f Mpps (%.3f Gbit/s)  tap %.3f Mpps (%.3f Gbit/s)  ratio %.2f\n",
+			s, am, ag, tm, tg, (tm > 0 ? am / tm : 0) }'
+done
