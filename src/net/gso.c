@@ -517,3 +517,73 @@ int gso_next(struct gso_iter *it, uint8_t hdrbuf[GSO_HDR_MAX],
 	it->seg++;
 	return n + 1;
 }
+
+/**
+ * gso_emit() - a frame as a wire without offload metadata takes it
+ * @pkt:	the frame (read, never written)
+ * @emit:	called for each wire frame: the frame whole, or with its
+ *		checksum completed (2 bytes patched in through the iovec),
+ *		or each segment of it; @iov (@cnt pieces, @len bytes) is
+ *		valid during the call only.  Returns 0, or non-zero to stop
+ * @arg:	passed to @emit
+ *
+ * What the dgram and afxdp ports do with every frame they send (the
+ * vxlan port batches its segments for UDP GSO itself): the decision is
+ * gso_plan()'s for a destination that takes no offload.
+ *
+ * Return: 0; the first non-zero value @emit returned; or -EINVAL when the
+ *	   frame's offload metadata cannot be honoured (or it has more
+ *	   pieces than a struct pkt holds)
+ */
+int gso_emit(const struct pkt *pkt,
+	     int (*emit)(void *arg, const struct iovec *iov,
+			 unsigned int cnt, size_t len),
+	     void *arg)
+{
+	struct iovec iov[PKT_IOV_MAX + 2];
+	uint8_t hdr[GSO_HDR_MAX];
+	struct gso_csum res;
+	struct gso_iter it;
+	struct gso_seg seg;
+	int a, b, n, rc;
+
+	if (pkt->iovcnt > PKT_IOV_MAX)
+		return -EINVAL;
+	if (!pkt->vnet.flags && pkt->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE)
+		return emit(arg, pkt->iov, pkt->iovcnt, pkt->len);
+	switch (gso_plan(pkt, pkt->src_feat, 0)) {
+	case GSO_ACT_PASS:
+		return emit(arg, pkt->iov, pkt->iovcnt, pkt->len);
+	case GSO_ACT_CSUM:
+		/* Up to the checksum, the checksum from here, the rest: the
+		 * source is never written.
+		 */
+		if (gso_csum_fill(&pkt->vnet, pkt->iov, pkt->iovcnt, pkt->len,
+				  &res))
+			return -EINVAL;
+		a = iov_slice(pkt->iov, pkt->iovcnt, 0, res.off, iov,
+			      PKT_IOV_MAX);
+		if (a < 0)
+			return -EINVAL;
+		iov[a].iov_base = &res.csum;
+		iov[a].iov_len = sizeof(res.csum);
+		b = iov_slice(pkt->iov, pkt->iovcnt, res.off + sizeof(res.csum),
+			      pkt->len - res.off - sizeof(res.csum),
+			      &iov[a + 1], PKT_IOV_MAX + 1 - (unsigned int)a);
+		if (b < 0)
+			return -EINVAL;
+		return emit(arg, iov, (unsigned int)(a + 1 + b), pkt->len);
+	case GSO_ACT_SEGMENT:
+		if (gso_init(&it, pkt, false))
+			return -EINVAL;
+		while ((n = gso_next(&it, hdr, iov, PKT_IOV_MAX + 1,
+				     &seg)) > 0) {
+			rc = emit(arg, iov, (unsigned int)n, seg.len);
+			if (rc)
+				return rc;
+		}
+		return n < 0 ? -EINVAL : 0;
+	default:
+		return -EINVAL;
+	}
+}

@@ -164,6 +164,11 @@ int gso_init(struct gso_iter *it, const struct pkt *pkt,
 int gso_next(struct gso_iter *it, uint8_t hdrbuf[GSO_HDR_MAX],
 	     struct iovec *out, unsigned int max, struct gso_seg *seg);
 
+int gso_emit(const struct pkt *pkt,
+	     int (*emit)(void *arg, const struct iovec *iov,
+			 unsigned int cnt, size_t len),
+	     void *arg);
+
 /**
  * gso_segs() - how many segments a frame yields, for reserving buffers
  * @it:		iterator set up by gso_init()

@@ -728,6 +728,31 @@ static int afxdp_put(struct afxdp_q *aq, const struct iovec *iov,
 }
 
 /**
+ * struct afxdp_emit - gso_emit()'s state for one frame
+ * @x:		port state
+ * @aq:		its queue, the TX lock held
+ * @mtu:	set when a wire frame was over the MTU
+ */
+struct afxdp_emit {
+	struct afxdp_priv *x;
+	struct afxdp_q *aq;
+	bool mtu;
+};
+
+/* afxdp_emit() - gso_emit()'s callback: one wire frame into the TX ring */
+static int afxdp_emit(void *arg, const struct iovec *iov, unsigned int cnt,
+		      size_t len) NO_TSA	/* @aq's lock: afxdp_xmit() */
+{
+	struct afxdp_emit *e = arg;
+
+	if (len > e->x->frame_max) {
+		e->mtu = true;
+		return STATS_DROP_TOO_BIG;
+	}
+	return afxdp_put(e->aq, iov, cnt, len);
+}
+
+/**
  * afxdp_frame() - one frame to the wire, its offloads finished
  * @x:		port state
  * @aq:		queue, its TX lock held
@@ -738,60 +763,14 @@ static int afxdp_put(struct afxdp_q *aq, const struct iovec *iov,
 static int afxdp_frame(struct afxdp_priv *x, struct afxdp_q *aq,
 		       const struct pkt *pkt, bool *mtu) REQUIRES(aq->txlock)
 {
-	struct iovec iov[PKT_IOV_MAX + 2];
-	uint8_t hdr[GSO_HDR_MAX];
-	struct gso_csum res;
-	struct gso_iter it;
-	struct gso_seg seg;
-	int a, b, n, rc;
+	struct afxdp_emit e = { x, aq, false };
+	int rc;
 
-	if (pkt->iovcnt > PKT_IOV_MAX || pkt->len < ETH_HLEN)
-		return STATS_DROP_TOO_BIG;
-	if (!pkt->vnet.flags && pkt->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE)
-		goto pass;
-	switch (gso_plan(pkt, pkt->src_feat, 0)) {
-	case GSO_ACT_PASS:
-		goto pass;
-	case GSO_ACT_CSUM:
-		if (pkt->len > x->frame_max)
-			goto big;
-		if (gso_csum_fill(&pkt->vnet, pkt->iov, pkt->iovcnt, pkt->len,
-				  &res))
-			return STATS_DROP_OFFLOAD;
-		a = iov_slice(pkt->iov, pkt->iovcnt, 0, res.off, iov,
-			      PKT_IOV_MAX);
-		if (a < 0)
-			return STATS_DROP_OFFLOAD;
-		iov[a].iov_base = &res.csum;
-		iov[a].iov_len = sizeof(res.csum);
-		b = iov_slice(pkt->iov, pkt->iovcnt, res.off + sizeof(res.csum),
-			      pkt->len - res.off - sizeof(res.csum),
-			      &iov[a + 1], PKT_IOV_MAX + 1 - (unsigned int)a);
-		if (b < 0)
-			return STATS_DROP_OFFLOAD;
-		return afxdp_put(aq, iov, (unsigned int)(a + 1 + b), pkt->len);
-	case GSO_ACT_SEGMENT:
-		if (gso_init(&it, pkt, false))
-			return STATS_DROP_OFFLOAD;
-		while ((n = gso_next(&it, hdr, iov, PKT_IOV_MAX + 1,
-				     &seg)) > 0) {
-			if (seg.len > x->frame_max)
-				goto big;
-			rc = afxdp_put(aq, iov, (unsigned int)n, seg.len);
-			if (rc)
-				return rc;
-		}
-		return n < 0 ? STATS_DROP_OFFLOAD : 0;
-	default:
-		return STATS_DROP_OFFLOAD;
-	}
-pass:
-	if (pkt->len > x->frame_max)
-		goto big;
-	return afxdp_put(aq, pkt->iov, pkt->iovcnt, pkt->len);
-big:
-	*mtu = true;
-	return STATS_DROP_TOO_BIG;
+	if (pkt->len < ETH_HLEN)
+		return STATS_DROP_RUNT;
+	rc = gso_emit(pkt, afxdp_emit, &e);
+	*mtu = e.mtu;
+	return rc < 0 ? STATS_DROP_OFFLOAD : rc;
 }
 
 /**

@@ -458,6 +458,14 @@ static int dgram_send(struct dgram_priv *d, struct iovec *iov,
 	return 0;
 }
 
+/* dgram_emit() - gso_emit()'s callback: one wire frame, one datagram */
+static int dgram_emit(void *arg, const struct iovec *iov, unsigned int cnt,
+		      size_t len)
+{
+	(void)len;
+	return dgram_send(arg, (struct iovec *)(uintptr_t)iov, cnt);
+}
+
 /**
  * dgram_send_frame() - one frame, its offloads finished in software
  * @d:		port state
@@ -466,55 +474,13 @@ static int dgram_send(struct dgram_priv *d, struct iovec *iov,
  */
 static int dgram_send_frame(struct dgram_priv *d, const struct pkt *pkt)
 {
-	struct iovec iov[PKT_IOV_MAX + 2];
-	uint8_t hdrbuf[GSO_HDR_MAX];
-	struct gso_csum res;
-	struct gso_iter it;
-	struct gso_seg seg;
-	int a, b, n, rc;
+	int rc;
 
-	if (pkt->iovcnt > PKT_IOV_MAX || pkt->len > PKT_FRAME_MAX)
+	if (pkt->len > PKT_FRAME_MAX)
 		return STATS_DROP_TOO_BIG;
-	if (!pkt->vnet.flags && pkt->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE) {
-		memcpy(iov, pkt->iov, pkt->iovcnt * sizeof(iov[0]));
-		return dgram_send(d, iov, pkt->iovcnt);
-	}
-	switch (gso_plan(pkt, pkt->src_feat, 0)) {
-	case GSO_ACT_PASS:
-		memcpy(iov, pkt->iov, pkt->iovcnt * sizeof(iov[0]));
-		return dgram_send(d, iov, pkt->iovcnt);
-	case GSO_ACT_CSUM:
-		/* The frame up to the checksum, the checksum from here, the
-		 * rest: the source is never written.
-		 */
-		if (gso_csum_fill(&pkt->vnet, pkt->iov, pkt->iovcnt, pkt->len,
-				  &res))
-			return STATS_DROP_OFFLOAD;
-		a = iov_slice(pkt->iov, pkt->iovcnt, 0, res.off, iov,
-			      PKT_IOV_MAX);
-		if (a < 0)
-			return STATS_DROP_OFFLOAD;
-		iov[a].iov_base = &res.csum;
-		iov[a].iov_len = sizeof(res.csum);
-		b = iov_slice(pkt->iov, pkt->iovcnt, res.off + sizeof(res.csum),
-			      pkt->len - res.off - sizeof(res.csum),
-			      &iov[a + 1], PKT_IOV_MAX + 1 - (unsigned int)a);
-		if (b < 0)
-			return STATS_DROP_OFFLOAD;
-		return dgram_send(d, iov, (unsigned int)(a + 1 + b));
-	case GSO_ACT_SEGMENT:
-		if (gso_init(&it, pkt, false))
-			return STATS_DROP_OFFLOAD;
-		while ((n = gso_next(&it, hdrbuf, iov, PKT_IOV_MAX + 1,
-				     &seg)) > 0) {
-			rc = dgram_send(d, iov, (unsigned int)n);
-			if (rc)
-				return rc;
-		}
-		return n < 0 ? STATS_DROP_OFFLOAD : 0;
-	default:
-		return STATS_DROP_OFFLOAD;
-	}
+	rc = gso_emit(pkt, dgram_emit, d);
+	return rc < 0 ? (pkt->iovcnt > PKT_IOV_MAX ? STATS_DROP_TOO_BIG :
+			 STATS_DROP_OFFLOAD) : rc;
 }
 
 /**
