@@ -30,6 +30,7 @@
 #include "../../src/conf.h"
 #include "../../src/stats.h"
 #include "../../src/port/port.h"
+#include "tcp4.h"
 
 static char dir[64];
 static struct port port;
@@ -125,56 +126,6 @@ static int teardown(void **state)
 #define CTR(field)	stats_sum(port.stats, offsetof(struct port_stats, field))
 
 /**
- * csum_add() - ones' complement sum of @len bytes, network order
- * @sum:	running sum
- * @p:		bytes
- * @len:	their number
- * Return: the new running sum, unfolded
- */
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-/**
- * tcp4_ok() - whether @f is an IPv4 TCP frame with both checksums right
- * @f:		frame, from the Ethernet header
- * @len:	its length
- * Return: true if so
- */
-static bool tcp4_ok(const uint8_t *f, size_t len)
-{
-	const uint8_t *ip = f + 14, *tcp = ip + 20;
-	size_t l4 = len - 34;
-	uint8_t ph[12];
-
-	if (len < 54 || ip[0] != 0x45 || ip[9] != 6 ||
-	    (size_t)(ip[2] << 8 | ip[3]) != len - 14)
-		return false;
-	if (csum_fold(csum_add(0, ip, 20)) != 0xffff)
-		return false;
-	memcpy(ph, ip + 12, 8);
-	ph[8] = 0;
-	ph[9] = 6;
-	ph[10] = (uint8_t)(l4 >> 8);
-	ph[11] = (uint8_t)l4;
-	return csum_fold(csum_add(csum_add(0, ph, 12), tcp, l4)) == 0xffff;
-}
-
-/**
  * tcp4_frame() - an IPv4 TCP frame of @pay payload bytes, TCP checksum
  *		  left as a driver asking for NEEDS_CSUM leaves it (the
  *		  pseudo header's sum), IPv4 checksum complete
@@ -201,7 +152,7 @@ static size_t tcp4_frame(uint8_t *f, size_t pay)
 	ip[8] = 64;
 	ip[9] = 6;
 	memcpy(ip + 12, (uint8_t[]){ 198, 18, 3, 1, 198, 18, 3, 2 }, 8);
-	c = (uint16_t)~csum_fold(csum_add(0, ip, 20));
+	c = (uint16_t)~t4_fold(t4_sum(0, ip, 20));
 	ip[10] = (uint8_t)(c >> 8);
 	ip[11] = (uint8_t)c;
 	tcp[0] = 0x30;		/* ports 12345 -> 80 */
@@ -218,7 +169,7 @@ static size_t tcp4_frame(uint8_t *f, size_t pay)
 	ph[9] = 6;
 	ph[10] = (uint8_t)(l4 >> 8);
 	ph[11] = (uint8_t)l4;
-	c = csum_fold(csum_add(0, ph, 12));
+	c = t4_fold(t4_sum(0, ph, 12));
 	tcp[16] = (uint8_t)(c >> 8);
 	tcp[17] = (uint8_t)c;
 	return 14 + 20 + l4;
@@ -283,11 +234,11 @@ static void test_xmit_csum(void **state)
 
 	memcpy(copy, f, len);
 	pkt_of(&pkt, f, len, 0);
-	assert_false(tcp4_ok(f, len));
+	assert_false(t4_ok(f, len));
 	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
 	r = recv(peer, got, sizeof(got), 0);
 	assert_int_equal(r, (ssize_t)len);
-	assert_true(tcp4_ok(got, len));
+	assert_true(t4_ok(got, len));
 	assert_memory_equal(f, copy, len);
 }
 
@@ -305,7 +256,7 @@ static void test_xmit_tso(void **state)
 	while (pay < 5000) {
 		r = recv(peer, got, sizeof(got), 0);
 		assert_true(r > 54);
-		assert_true(tcp4_ok(got, (size_t)r));
+		assert_true(t4_ok(got, (size_t)r));
 		assert_true((size_t)r - 54 <= 1000);
 		/* payload continues where the last segment ended */
 		assert_int_equal(got[54], (uint8_t)pay);

@@ -42,6 +42,7 @@
 #include "../../src/conf.h"
 #include "../../src/stats.h"
 #include "../../src/port/port.h"
+#include "tcp4.h"
 
 static struct port port;
 static int peer[3] = { -1, -1, -1 };	/* 127.0.0.2, .3, .4 */
@@ -479,45 +480,6 @@ static void test_hostile(void **state)
 	assert_int_equal(CTR(drops[STATS_DROP_TOO_BIG]), 2);
 }
 
-/* csum_add(), csum_fold() - ones' complement sums, network order */
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-/* tcp4_ok() - an IPv4 TCP frame with both checksums right */
-static bool tcp4_ok(const uint8_t *f, size_t len)
-{
-	const uint8_t *ip = f + 14, *tcp = ip + 20;
-	size_t l4 = len - 34;
-	uint8_t ph[12];
-
-	if (len < 54 || ip[0] != 0x45 || ip[9] != 6 ||
-	    (size_t)(ip[2] << 8 | ip[3]) != len - 14)
-		return false;
-	if (csum_fold(csum_add(0, ip, 20)) != 0xffff)
-		return false;
-	memcpy(ph, ip + 12, 8);
-	ph[8] = 0;
-	ph[9] = 6;
-	ph[10] = (uint8_t)(l4 >> 8);
-	ph[11] = (uint8_t)l4;
-	return csum_fold(csum_add(csum_add(0, ph, 12), tcp, l4)) == 0xffff;
-}
-
 /**
  * tso_frame() - an IPv4 TCP frame to @dst of @pay payload bytes (pattern
  *		 i & 0xff), as a TSO sender leaves it, described in @pkt
@@ -546,7 +508,7 @@ static void tso_frame(struct pkt *pkt, uint8_t *f, const uint8_t *dst,
 	ip[8] = 64;
 	ip[9] = 6;
 	memcpy(ip + 12, (uint8_t[]){ 198, 19, 1, 1, 198, 19, 1, 2 }, 8);
-	c = (uint16_t)~csum_fold(csum_add(0, ip, 20));
+	c = (uint16_t)~t4_fold(t4_sum(0, ip, 20));
 	ip[10] = (uint8_t)(c >> 8);
 	ip[11] = (uint8_t)c;
 	tcp[0] = 0x30;
@@ -562,7 +524,7 @@ static void tso_frame(struct pkt *pkt, uint8_t *f, const uint8_t *dst,
 	ph[9] = 6;
 	ph[10] = (uint8_t)(l4 >> 8);
 	ph[11] = (uint8_t)l4;
-	c = csum_fold(csum_add(0, ph, 12));
+	c = t4_fold(t4_sum(0, ph, 12));
 	tcp[16] = (uint8_t)(c >> 8);
 	tcp[17] = (uint8_t)c;
 
@@ -601,7 +563,7 @@ static unsigned int take_segments(unsigned int i, size_t pay, size_t mss)
 	while (done < pay) {
 		r = recv_vx(i, got, sizeof(got), true);
 		assert_true(r > 54);
-		assert_true(tcp4_ok(got, (size_t)r));
+		assert_true(t4_ok(got, (size_t)r));
 		assert_true((size_t)r - 54 <= mss);
 		assert_int_equal(got[54], (uint8_t)done);
 		done += (size_t)r - 54;
