@@ -728,6 +728,30 @@ static int afxdp_put(struct afxdp_q *aq, const struct iovec *iov,
 }
 
 /**
+ * afxdp_kick() - have the kernel send what the TX ring holds
+ * @aq:		queue, its TX lock held
+ *
+ * Copy mode sends on a kick only (zero copy when the ring asks), and at
+ * most 32 frames a kick (the kernel's TX_BATCH_SIZE, EAGAIN for the
+ * rest): kick until the ring is taken, room made in the completion ring
+ * between tries, so that no frame waits for the next xmit.
+ */
+static void afxdp_kick(struct afxdp_q *aq) REQUIRES(aq->txlock)
+{
+	unsigned int i;
+
+	if (!xsk_ring_prod__needs_wakeup(&aq->tx))
+		return;
+	for (i = 0; i < AFXDP_RING / 32 + 1; i++) {
+		if (sendto(aq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
+			return;
+		if (errno != EAGAIN && errno != EINTR)
+			return;	/* ENOBUFS, ENETDOWN, EBUSY: a later kick */
+		afxdp_reclaim(aq);
+	}
+}
+
+/**
  * struct afxdp_emit - gso_emit()'s state for one frame
  * @x:		port state
  * @aq:		its queue, the TX lock held
@@ -787,31 +811,56 @@ static unsigned int afxdp_xmit(struct port *p, struct pkt *const *pkts,
 {
 	unsigned int i, sent = 0, drops[STATS_DROP_COUNT] = { 0 }, big = 0;
 	struct afxdp_priv *x = p->priv;
+	uint8_t which[PORT_BURST];
+	unsigned int qi, c, m, left;
 	uint64_t bytes = 0;
 
-	for (i = 0; i < n; i++) {
-		unsigned int qi = x->nq > 1 ? pkt_flow_hash(pkts[i]) % x->nq : 0;
-		struct afxdp_q *aq = &x->q[qi];
-		bool mtu = false;
-		int why;
+	/* A chunk at a time: each frame's queue (its flow's), then a queue
+	 * at a time, one lock and at most one kick per queue and chunk.
+	 */
+	for (c = 0; c < n; c += m) {
+		m = MIN(n - c, (unsigned int)PORT_BURST);
+		for (i = 0; i < m; i++)
+			which[i] = (uint8_t)(x->nq > 1 ?
+					     pkt_flow_hash(pkts[c + i]) % x->nq :
+					     0);
+		left = m;
+		for (qi = 0; qi < x->nq && left; qi++) {
+			struct afxdp_q *aq = &x->q[qi];
+			unsigned int qsent = 0;
+			uint64_t qbytes = 0;
 
-		vlock_lock(&aq->txlock);
-		why = afxdp_frame(x, aq, pkts[i], &mtu);
-		/* Copy mode sends on a kick only; zero copy when asked. */
-		if (xsk_ring_prod__needs_wakeup(&aq->tx))
-			sendto(aq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
-		vlock_unlock(&aq->txlock);
-		if (mtu)
-			big++;
-		if (why) {
-			drops[why]++;
-			continue;
+			vlock_lock(&aq->txlock);
+			for (i = 0; i < m; i++) {
+				const struct pkt *pkt = pkts[c + i];
+				bool mtu = false;
+				int why;
+
+				if (which[i] != qi)
+					continue;
+				left--;
+				why = afxdp_frame(x, aq, pkt, &mtu);
+				if (mtu)
+					big++;
+				if (why) {
+					drops[why]++;
+					continue;
+				}
+				qsent++;
+				qbytes += pkt->len;
+			}
+			if (qsent)
+				afxdp_kick(aq);
+			vlock_unlock(&aq->txlock);
+			sent += qsent;
+			bytes += qbytes;
+			if (qsent) {
+				__atomic_fetch_add(&aq->qs.tx_packets, qsent,
+						   __ATOMIC_RELAXED);
+				__atomic_fetch_add(&aq->qs.tx_bytes, qbytes,
+						   __ATOMIC_RELAXED);
+			}
 		}
-		sent++;
-		bytes += pkts[i]->len;
-		__atomic_fetch_add(&aq->qs.tx_packets, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&aq->qs.tx_bytes, pkts[i]->len,
-				   __ATOMIC_RELAXED);
 	}
 	if (big)
 		stats_add(&port_ctr(p)->type[AX_C_MTU], big);
