@@ -170,8 +170,11 @@ mode_test() {
 			ERR="${ERR:+$ERR; }no ND entry for B"
 		# Each step only while the ones before held: a broken queue
 		# fails the test in one timeout, not in four.
-		[ -z "$ERR" ] && up=$(iperf "$NA" "$NB" 198.19.3.2)
-		[ -z "$ERR" ] && down=$(iperf "$NB" "$NA" 198.19.3.1)
+		# (iperf runs in a subshell: its ERR is lost, its number not)
+		[ -z "$ERR" ] && { up=$(iperf "$NA" "$NB" 198.19.3.2)
+			[[ $up =~ ^[0-9]+$ ]] || ERR="iperf3 A -> B failed"; }
+		[ -z "$ERR" ] && { down=$(iperf "$NB" "$NA" 198.19.3.1)
+			[[ $down =~ ^[0-9]+$ ]] || ERR="iperf3 B -> A failed"; }
 		[ -z "$ERR" ] && xfer "$NA" "$NB" 198.19.3.2
 		[ -z "$ERR" ] && xfer "$NB" "$NA" 198.19.3.1
 		check_ctr xdp0 .rx_packets -gt 1000

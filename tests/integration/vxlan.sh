@@ -208,8 +208,11 @@ if wanted vxlan-kernel; then
 		td=$!
 		BGPIDS+=("$td")
 		sleep 0.5
+		# (iperf runs in a subshell: its ERR is lost, its number not)
 		up=$(iperf "$NA" "$NC" 198.19.1.2)
+		[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
 		down=$(iperf "$NC" "$NA" 198.19.1.1)
+		[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
 		wait "$td"
 		xfer "$NA" "$NC" 198.19.1.2
 		xfer "$NC" "$NA" 198.19.1.1
