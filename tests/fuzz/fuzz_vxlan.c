@@ -71,6 +71,7 @@ static const struct port_host stub_host = {
 	.set_up = stub_set_up,
 };
 
+__attribute__((format(printf, 2, 3)))
 static void out_put(struct port_out *o, const char *fmt, ...)
 {
 	char line[1024];

@@ -542,8 +542,8 @@ static void test_vxlan(void **state)
 		"one address family",
 		"vxlan,local=198.18.0.1,remote=198.18.0.1,vni=1",
 		"is local= itself",
-		"vxlan,local=198.18.0.1,remote=198.18.0.2,remote=198.18.0.2,"
-		"vni=1", "'198.18.0.2' given twice",
+		"vxlan,local=198.18.0.1,remote=198.18.0.2,remote=198.18.0.2",
+		"'198.18.0.2' given twice",
 		"vxlan,local=198.18.0.1,local=198.18.0.3,vni=1", "given twice",
 		"vxlan,local=224.0.0.1,vni=1", "multicast",
 		"vxlan,local=ff02::1,vni=1", "multicast",

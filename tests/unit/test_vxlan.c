@@ -284,6 +284,7 @@ static unsigned int turn(struct pkt **pkts)
 static char reply[65536];
 static size_t reply_len;
 
+__attribute__((format(printf, 2, 3)))
 static void out_put(struct port_out *o, const char *fmt, ...)
 {
 	va_list ap;
