@@ -10,7 +10,10 @@
 #     |
 #     +-- integration   tests/integration/run.sh (vdrv guests, TAP in a
 #     +-- datapath      netns, offloads), datapath.sh and portctl.sh (ports
-#     +-- portctl       added and removed under traffic), BUILD=build/tsan:
+#     +-- portctl       added and removed under traffic), vxlan.sh and
+#     +-- vxlan         afxdp.sh (the tunnel's table read and written by
+#     +-- afxdp         the control socket while a worker learns; AF_XDP
+#                       queues), BUILD=build/tsan:
 #
 #           vdrv guests (TSan) == unix sockets, memfd rings == vhostd (TSan)
 #                                                    control thread + workers
@@ -181,7 +184,7 @@ for t in "$O"/tests/test_*; do
 done
 
 # ---- integration ------------------------------------------------------------
-for suite in run datapath portctl; do
+for suite in run datapath portctl vxlan afxdp; do
 	name=integration-$suite
 	step suite "$name" env BUILD="$O" tests/integration/$suite.sh
 	# the suite's own lines: its skips and failures by name, its summary

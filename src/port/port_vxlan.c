@@ -1823,16 +1823,23 @@ static int vxlan_cmd_fdb(struct port *p, const char *args,
 		return -EINVAL;
 	}
 	vlock_lock(&v->lock);
-	memcpy(sn->vtep, v->vtep, sizeof(sn->vtep));
 	for (i = 0; i < VXLAN_SLOTS; i++) {
-		sn->mac[i] = v->mac[i];
+		sn->mac[i] = __atomic_load_n(&v->mac[i], __ATOMIC_RELAXED);
 		sn->age[i] = __atomic_load_n(&v->age[i], __ATOMIC_RELAXED);
 	}
+	/* Field by field: the datagram counts are the workers' (atomic),
+	 * the rest is written under the lock (or before the port opened).
+	 */
 	for (i = 0; i < VXLAN_VTEPS; i++) {
-		sn->vtep[i].rx = __atomic_load_n(&v->vtep[i].rx,
-						 __ATOMIC_RELAXED);
-		sn->vtep[i].tx = __atomic_load_n(&v->vtep[i].tx,
-						 __ATOMIC_RELAXED);
+		const struct vxlan_vtep *e = &v->vtep[i];
+
+		sn->vtep[i].sa = e->sa;
+		sn->vtep[i].live = __atomic_load_n(&e->live, __ATOMIC_RELAXED);
+		sn->vtep[i].flood = e->flood;
+		sn->vtep[i].statics = e->statics;
+		sn->vtep[i].learned = e->learned;
+		sn->vtep[i].rx = __atomic_load_n(&e->rx, __ATOMIC_RELAXED);
+		sn->vtep[i].tx = __atomic_load_n(&e->tx, __ATOMIC_RELAXED);
 	}
 	vlock_unlock(&v->lock);
 
