@@ -3,7 +3,7 @@
 # afxdp.sh - guest to the wire and back through vhostd's afxdp port,
 #	     against the same through a TAP port and a kernel bridge
 #
-#   bench/afxdp.sh [ROUNDS [SECONDS [SIZES]]]     (root; default 3 2 "64 1514")
+#   bench/afxdp.sh [ROUNDS [SECONDS [SIZES]]]     (root; default 3 2 "64 1514 tcp")
 #
 # Two namespaces, each a "host" with a vhostd and one vhost-user port
 # (vbench plays a guest on each, A sending, B counting and checking every
@@ -14,6 +14,10 @@
 #   tap     each vhostd has a TAP port bridged with its end of the veth:
 #           guest -> TAP -> bridge -> wire -> bridge -> TAP -> guest, what
 #           a vhostd user has without the afxdp port
+# "tcp" is one iperf3 stream between the two hosts' own stacks over a TAP
+# port of each vhostd (standing in for a guest's NIC): 64 KiB TSO frames
+# cut for the wire and joined again (afxdp), or kept whole through TAP,
+# bridge and veth (tap: the TAP port's frames cross as the kernel's GSO).
 # One line per run (Mpps B received), then the medians and the ratio
 # afxdp/tap per size.  vhostd: BUILD's (default build), vbench:
 # BENCH_BUILD's (default build-bench).  Everything stays in the two
@@ -21,7 +25,7 @@
 set -u
 ROUNDS=${1:-3}
 SECS=${2:-2}
-SIZES=${3:-64 1514}
+SIZES=${3:-64 1514 tcp}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 VHOSTD=$BUILD/vhostd
@@ -92,6 +96,46 @@ start_pair() {
 	fi
 }
 
+# start_tcp MODE: the hosts' stacks on 198.19.4.1 and .2 over MODE: a TAP
+#   port "tk" of each vhostd, and its afxdp port, or a second TAP port
+#   bridged with the veth
+start_tcp() {
+	local n w i=0
+	for n in "$NA" "$NB"; do
+		w=wa; [ "$n" = "$NB" ] && w=wb
+		if [ "$1" = afxdp ]; then
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "tap,ifname=tk,name=tk" \
+				--port "afxdp,ifname=$w,mode=native,name=x" \
+				>"$T/log$i" 2>&1 &
+		else
+			ip -n "$n" link add brk type bridge
+			ip -n "$n" link set "$w" master brk
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "tap,ifname=tk,name=tk" \
+				--port "tap,ifname=tb,name=tb" >"$T/log$i" 2>&1 &
+		fi
+		PIDS+=("$!")
+		for _ in $(seq 100); do
+			ip -n "$n" link show tk >/dev/null 2>&1 && break
+			sleep 0.05
+		done
+		if [ "$1" = tap ]; then
+			for _ in $(seq 100); do
+				ip -n "$n" link show tb >/dev/null 2>&1 && break
+				sleep 0.05
+			done
+			ip -n "$n" link set tb master brk
+			ip -n "$n" link set tb up
+			ip -n "$n" link set brk up
+		fi
+		ip -n "$n" addr add 198.19.4.$((i + 1))/24 dev tk
+		ip -n "$n" link set tk up
+		i=$((i + 1))
+	done
+	ip netns exec "$NA" ping -c 1 -W 5 198.19.4.2 >/dev/null 2>&1
+}
+
 # stop_pair: both vhostd gone, the bridges too
 stop_pair() {
 	local p n
@@ -100,6 +144,8 @@ stop_pair() {
 	PIDS=()
 	for n in "$NA" "$NB"; do
 		ip -n "$n" link del brk 2>/dev/null
+		ip -n "$n" link del tk 2>/dev/null
+		ip -n "$n" link del tb 2>/dev/null
 	done
 }
 
@@ -107,6 +153,21 @@ stop_pair() {
 for r in $(seq "$ROUNDS"); do
 	for size in $SIZES; do
 		for mode in afxdp tap; do
+			if [ "$size" = tcp ]; then
+				start_tcp "$mode"
+				ip netns exec "$NB" timeout $((SECS + 20)) iperf3 -s -1 \
+					-p 5401 >/dev/null 2>&1 &
+				srv=$!
+				sleep 0.3
+				g=$(ip netns exec "$NA" timeout $((SECS + 15)) iperf3 \
+					-c 198.19.4.2 -p 5401 -t "$SECS" -J 2>/dev/null |
+					jq -r '(.end.sum_received.bits_per_second // 0) as $r |
+						(if $r > 0 then $r else .end.sum_sent.bits_per_second end) / 1e9' 2>/dev/null)
+				wait "$srv" 2>/dev/null
+				stop_pair
+				echo "$r $size $mode mpps=0 gbps=${g:-0}" | tee -a "$T/out"
+				continue
+			fi
 			start_pair "$mode"
 			res=$(timeout 60 "$VBENCH" tput --a "$T/0.sock" --b "$T/1.sock" \
 				--size "$size" --seconds "$SECS" --warmup-ms 500 \
@@ -127,6 +188,8 @@ for size in $SIZES; do
 	am=$(med afxdp mpps) tm=$(med tap mpps)
 	ag=$(med afxdp gbps) tg=$(med tap gbps)
 	awk -v s="$size" -v am="$am" -v tm="$tm" -v ag="$ag" -v tg="$tg" 'BEGIN {
+		if (s == "tcp") r = tg > 0 ? ag / tg : 0
+		else r = tm > 0 ? am / tm : 0
 		printf "  %-5s afxdp %.3f Mpps (%.3f Gbit/s)  tap %.3f Mpps (%.3f Gbit/s)  ratio %.2f\n",
-			s, am, ag, tm, tg, (tm > 0 ? am / tm : 0) }'
+			s, am, ag, tm, tg, r }'
 done
