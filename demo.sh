@@ -34,8 +34,19 @@ bold "Installing guest image and tools (tests/guest/setup.sh)"
 "$ROOT/tests/guest/setup.sh"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	bold "Building vhostd (make O=$BUILD)"
-	if ! command -v cc >/dev/null || ! [ -e /usr/include/bpf/libbpf.h ]; then
-		apt-get install -y -q --no-install-recommends gcc make libc6-dev libbpf-dev
+	# The build's libraries (Makefile DAEMON_LIBS): libbpf, libxdp (the
+	# afxdp port), libcap, libseccomp, with their headers.
+	need=0
+	command -v cc >/dev/null || need=1
+	for h in bpf/libbpf.h xdp/xsk.h sys/capability.h seccomp.h; do
+		[ -e "/usr/include/$h" ] || need=1
+	done
+	if [ $need = 1 ]; then
+		pkgs=(gcc make libc6-dev libbpf-dev libxdp-dev libcap-dev libseccomp-dev)
+		apt-get install -y -q --no-install-recommends "${pkgs[@]}" || {
+			apt-get update -q
+			apt-get install -y -q --no-install-recommends "${pkgs[@]}"
+		}
 	fi
 	make -C "$ROOT" O="$BUILD" -j"$(nproc)" "$BUILD/vhostd" "$BUILD/vhostctl" >/dev/null
 fi
@@ -80,6 +91,20 @@ wait_for() {	# wait_for TIMEOUT DESC CMD...
 # in_ns / in_vm: show a command, then run it.
 in_ns() { show "host" "$*"; ip netns exec "$NS" "$@"; }
 in_vm() { show "$1" "$2"; vg_run "$1" "$3" "$2"; }
+# in_ns_iperf ARGS...: iperf3 from the host; a daemonised iperf3 server
+#   re-opens its listening socket after each test, and a client that comes
+#   in that moment is refused: try again, up to 3 times
+in_ns_iperf() {
+	local i
+	show "host" "iperf3 $*"
+	for i in 1 2 3; do
+		ip netns exec "$NS" iperf3 "$@" 2>"$VG_DIR/iperf.err" && return 0
+		grep -q 'unable to connect' "$VG_DIR/iperf.err" || break
+		sleep 1
+	done
+	cat "$VG_DIR/iperf.err" >&2
+	return 1
+}
 
 bold "Starting vhostd in network namespace $NS"
 ip netns add "$NS"
@@ -119,9 +144,9 @@ vg_run vm1 10 "/usr/bin/iperf3 -s -D" >/dev/null
 in_vm vm1 "/usr/bin/iperf3 -c 198.18.0.12 -t $SECS -f g" $((SECS + 60))
 
 bold "Host to guest: iperf3 host -> vm1 (${SECS} s)"
-in_ns iperf3 -c 198.18.0.11 -t "$SECS" -f g
+in_ns_iperf -c 198.18.0.11 -t "$SECS" -f g
 bold "Guest to host: iperf3 vm1 -> host (${SECS} s, reverse)"
-in_ns iperf3 -c 198.18.0.11 -t "$SECS" -f g -R
+in_ns_iperf -c 198.18.0.11 -t "$SECS" -f g -R
 
 VHOSTCTL=$(dirname "$VHOSTD")/vhostctl
 if [ -x "$VHOSTCTL" ]; then
