@@ -239,6 +239,20 @@ if wanted vxlan-kernel; then
 			>/dev/null 2>&1 &&
 			ERR="${ERR:+$ERR; }a 1538-byte datagram crossed a 1500 MTU"
 		check_ctr vx0 .mtu_underlay -ge 1
+		# TSO frames over it: their UDP GSO sends are refused as an
+		# overrun too (EMSGSIZE on this kernel), counted, and UDP GSO
+		# stays on (it is switched off only when the kernel cannot do
+		# it at all).
+		mu=$(ctr vx0 .mtu_underlay)
+		ip netns exec "$NC" timeout 3 socat -u TCP-LISTEN:7999,reuseaddr \
+			- >/dev/null 2>&1 &
+		BGPIDS+=("$!")
+		sleep 0.3
+		head -c 200000 /dev/zero | ip netns exec "$NA" timeout 2 socat -u \
+			- TCP:198.19.1.2:7999,connect-timeout=1 >/dev/null 2>&1
+		wait_ctr 5 vx0 .mtu_underlay -gt "$mu"
+		grep -q 'refuses UDP GSO' "$TMP/vhostd.log" &&
+			ERR="${ERR:+$ERR; }an MTU overrun turned UDP GSO off"
 		ip -n "$NA" link set ua mtu 1600
 		ping_ok "$NA" 198.19.1.2
 		for c in bad_header bad_vni foreign; do
