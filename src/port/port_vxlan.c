@@ -783,8 +783,7 @@ out:
  * @p:		port
  * @v:		port state
  * @buf:	the datagram
- * @len:	its length
- * @flags:	recvmmsg()'s msg_flags for it
+ * @len:	its length (never truncated: the caller drops those)
  * @src:	its source
  * @srclen:	the source's length
  * @now:	vxlan_now()
@@ -793,7 +792,7 @@ out:
  *	   counted here by its VXLAN reason
  */
 static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
-		       size_t len, int flags, const union vxlan_sa *src,
+		       size_t len, const union vxlan_sa *src,
 		       socklen_t srclen, uint32_t now, struct pkt *pkt)
 {
 	uint32_t hdr[2];
@@ -820,7 +819,7 @@ static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
 		stats_add(vxlan_ctr(p, VX_C_BAD_HEADER), 1);
 		return STATS_DROP_RUNT;
 	}
-	if ((flags & MSG_TRUNC) || len - VXLAN_HLEN > PKT_FRAME_MAX)
+	if (len - VXLAN_HLEN > PKT_FRAME_MAX)
 		return STATS_DROP_TOO_BIG;
 	memcpy(hdr, buf, sizeof(hdr));
 	if (hdr[0] != htonl(VXLAN_FLAGS_I)) {
@@ -997,7 +996,7 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 		}
 		taken++;
 
-		why = vxlan_decap(p, v, buf, len, 0, &v->src[slot],
+		why = vxlan_decap(p, v, buf, len, &v->src[slot],
 				  m->msg_hdr.msg_namelen, now, &v->pkts[n]);
 		if (why) {
 			drops[why]++;
@@ -1520,14 +1519,17 @@ static bool vxlan_vtep_unref(struct vxlan_priv *v, unsigned int vt)
 }
 
 /**
- * vxlan_drained() - freed VTEPs are free: no worker still sees them
+ * vxlan_drain() - VTEPs just freed become reusable, once no worker can
+ *		   still be sending to them (port_quiesce())
  * @v:		port state
  *
- * Context: control thread, after port_quiesce()
+ * Context: control thread, the lock not held
  */
-static void vxlan_drained(struct vxlan_priv *v)
+static void vxlan_drain(struct vxlan_priv *v)
 {
 	unsigned int i;
+
+	port_quiesce();
 
 	vlock_lock(&v->lock);
 	for (i = 0; i < VXLAN_VTEPS; i++)
@@ -1565,10 +1567,8 @@ static void vxlan_timer(struct port *p)
 		freed |= vxlan_vtep_unref(v, VX_W_VTEP(w));
 	}
 	vlock_unlock(&v->lock);
-	if (freed) {
-		port_quiesce();
-		vxlan_drained(v);
-	}
+	if (freed)
+		vxlan_drain(v);
 }
 
 /**
@@ -1728,10 +1728,8 @@ static int vxlan_cmd_add(struct port *p, const char *args,
 	if ((w & VX_W_VALID) && VX_W_VTEP(w) != vt)
 		freed = vxlan_vtep_unref(v, VX_W_VTEP(w));
 	vlock_unlock(&v->lock);
-	if (freed) {
-		port_quiesce();
-		vxlan_drained(v);
-	}
+	if (freed)
+		vxlan_drain(v);
 	out->put(out, "{\"ok\":true}\n");
 	return 0;
 }
@@ -1778,10 +1776,8 @@ static int vxlan_cmd_del(struct port *p, const char *args,
 		v->vtep[VX_W_VTEP(w)].learned--;
 	freed = vxlan_vtep_unref(v, VX_W_VTEP(w));
 	vlock_unlock(&v->lock);
-	if (freed) {
-		port_quiesce();
-		vxlan_drained(v);
-	}
+	if (freed)
+		vxlan_drain(v);
 	out->put(out, "{\"ok\":true}\n");
 	return 0;
 }
