@@ -218,6 +218,7 @@ median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int(
 declare -A OUTAGE
 run_case() {
 	local c=$1 a=$2 b=$3 i name prev where ok=0 gaps=() losts=() downs=() r why=
+	local frozen=0
 	prev=$c-0
 	boot_at "$prev" "$a"
 	vg_wait_ready "$prev" || { why="guest did not boot"; }
@@ -229,6 +230,27 @@ run_case() {
 		migrate "$prev" "$name" "$where"
 		r=$MIG_R
 		vg_log "$c run $i -> ${where##*/}: $r"
+		# A TCG guest that freezes on arrival (soft lockup on its
+		# console: its vCPU runs nothing but the watchdog's timer, so
+		# no byte can arrive) is QEMU's, not the backend's: seen in 3
+		# of ~100 runs, vhostd's counters and logs clean.  Such a run
+		# is done again once, on a freshly booted guest, and said so
+		# in the result line; any other failure is final.
+		if [ "${r%% *}" = FAIL ] && [ "$frozen" = 0 ] &&
+		   grep -q 'soft lockup' "$VG_DIR/$name.log" 2>/dev/null; then
+			frozen=1
+			vg_log "$c run $i: $name froze (soft lockup): once more"
+			vg_stop_all
+			prev=$c-0r
+			boot_at "$prev" "$a"
+			vg_wait_ready "$prev" || { why="guest did not boot"; break; }
+			name=$c-${i}r
+			where=$b
+			[ $((i % 2)) = 0 ] && where=$a
+			migrate "$prev" "$name" "$where"
+			r=$MIG_R
+			vg_log "$c run $i again -> ${where##*/}: $r"
+		fi
 		case $r in
 		ok*) ok=$((ok + 1)); set -- $r; gaps+=("$2"); losts+=("$3")
 		     downs+=("$4") ;;
@@ -246,6 +268,7 @@ run_case() {
 	fi
 	OUTAGE[$c]=$med
 	local detail="$ok/$MIG_RUNS migrations with sha256 intact, outage median $med ms (max $max; QEMU's downtime median $down ms), $lost pings lost"
+	[ "$frozen" = 1 ] && detail="$detail (one run redone: the TCG guest froze on arrival)"
 	local tname=guest-migrate-$c
 	if [ "$ok" = "$MIG_RUNS" ]; then
 		printf 'PASS %-22s %s\n' "$tname" "$detail"
