@@ -6,7 +6,8 @@ set -euo pipefail
 
 PKGS=(build-essential clang libcmocka-dev libbpf-dev libxdp-dev libcap-dev libseccomp-dev cppcheck
       qemu-system-x86 busybox-static iperf3 iperf iputils-ping iproute2
-      cpio kmod socat procps psmisc jq ethtool tcpdump python3 dpdk-dev)
+      cpio kmod socat procps psmisc jq ethtool tcpdump python3 dpdk-dev
+      openvswitch-switch)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -16,6 +17,17 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	# No package may start a daemon of its own here: openvswitch-switch's
+	# postinst would start a system OVS in the default namespace (the
+	# tests start theirs in a namespace of their own, tests/integration/
+	# ovs.sh).  invoke-rc.d and deb-systemd-invoke ask policy-rc.d; 101
+	# is "action not allowed".  One already there (a container's) stays.
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\n# tests/deps.sh, during apt-get install\nexit 101\n' \
+			>/usr/sbin/policy-rc.d
+		chmod 755 /usr/sbin/policy-rc.d
+		trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+	fi
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

@@ -11,7 +11,7 @@
 #
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
 # own; the suites that have tests of their own (integration, ctl,
-# portctl, lifecycle, privilege, l2, hostile, mq, datapath, soak,
+# portctl, lifecycle, privilege, l2, hostile, mq, datapath, soak, ovs,
 # mutants, fuzz, tsan, guest-e2e, guest-migrate) append one "PASS|FAIL|SKIP name
 # detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
@@ -110,6 +110,10 @@ step dgram env BUILD=build/asan VHOSTD_USER=nobody tests/integration/dgram.sh
 # The vxlan port type against Linux's vxlan devices, in namespaces: ping,
 # iperf3, payloads checked, the underlay captured, hostile datagrams.
 step vxlan env BUILD=build/asan VHOSTD_USER=nobody tests/integration/vxlan.sh
+# ... and against Open vSwitch's VXLAN (userspace datapath, its daemons
+# started in a namespace of the test's own): ping, iperf3, payloads,
+# the underlay captured, both sides' counters.
+step ovs env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ovs.sh
 # The afxdp port on a veth into a namespace: generic and native XDP,
 # traffic checked, the program gone after an exit and after SIGKILL.
 step afxdp env BUILD=build/asan VHOSTD_USER=nobody tests/integration/afxdp.sh
