@@ -69,13 +69,17 @@ $(O)/libvdrv.a: $(VDRV_OBJS)
 
 # The daemon loads its TAP queue-steering program with libbpf, drops
 # capabilities with libcap and installs its syscall filter with libseccomp.
-DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp
+# Captures run their filters with libpcap's bpf_filter(), linked from
+# the static library: that one object, not libpcap's dependencies (dbus,
+# systemd), in the daemon.  vhostctl compiles the filters with the shared
+# libpcap.
+DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp -Wl,-Bstatic -lpcap -Wl,-Bdynamic
 
 $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
-$(O)/vhostctl: $(O)/cli/vhostctl.o
-	$(CC) $(ALL_LDFLAGS) -o $@ $^
+$(O)/vhostctl: $(O)/cli/vhostctl.o $(O)/cli/vhostctl_capture.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpcap
 
 # Each program's prerequisites name its parts: $$* is the program's stem,
 # known only in the second expansion.

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* vhostctl.c - command line client of vhostd's control socket
  *
- * Sends one command line to the daemon and prints its reply.  One file,
- * libc only: it must build and run without the daemon's library, and it
- * knows nothing of the reply formats beyond "an error is an object whose
- * first key is error".
+ * Sends one command line to the daemon and prints its reply.  It builds
+ * and runs without the daemon's library (libc, and libpcap for capture's
+ * filters: vhostctl_capture.c), and knows nothing of the reply formats
+ * beyond "an error is an object whose first key is error".
  *
  * Exit status: 0 ok, 1 connection failure or error reply, 2 usage error.
  */
@@ -19,9 +19,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "vhostctl.h"
+
 #define VHOSTCTL_DEFAULT_PATH	"/run/vhostd/ctl.sock"
 #define VHOSTCTL_TIMEOUT_S	5
-#define VHOSTCTL_ERROR_PREFIX	"{\"error\""
 
 /**
  * struct vhostctl_cmd - a command the daemon understands
@@ -43,6 +44,9 @@ static const struct vhostctl_cmd vhostctl_cmds[] = {
 	{ "metrics",	NULL,	"counters in Prometheus text format" },
 	{ "port add",	"SPEC",	"add a port, SPEC as for vhostd --port" },
 	{ "port del",	"NAME",	"remove a port, with its MACs and counters" },
+	{ "capture",	"PORT [OPT].. [FILTER]",
+	  "stream PORT's frames as pcap (capture --help)" },
+	{ "captures",	NULL,	"the captures running, their counters (JSON)" },
 	{ "vxlan fdb",	"NAME",	"a vxlan port's VTEPs and MAC -> VTEP entries (JSON)" },
 	{ "vxlan add",	"NAME,mac=MAC,vtep=IP",
 	  "a static MAC -> VTEP entry on a vxlan port" },
@@ -116,7 +120,7 @@ static const struct vhostctl_cmd *vhostctl_find(int argc, char **argv,
  * @path:	socket path
  * Return: connected fd, or -errno (message printed)
  */
-static int vhostctl_connect(const char *path)
+int vhostctl_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = VHOSTCTL_TIMEOUT_S };
@@ -249,6 +253,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	left = argc - optind;
+	/* Options and a filter of its own, and a stream for a reply. */
+	if (!strcmp(argv[optind], "capture"))
+		return vhostctl_capture(path, left, argv + optind);
 	cmd = vhostctl_find(left, argv + optind, &used);
 	if (!cmd) {
 		fprintf(stderr, "vhostctl: unknown command '%s%s%s' (see "

@@ -33,6 +33,7 @@
 
 #include "conf.h"
 #include "ctl.h"
+#include "ctl_capture.h"
 #include "ctl_int.h"
 #include "log.h"
 #include "portctl.h"
@@ -153,6 +154,10 @@ static const struct ctl_cmd ctl_cmds[] = {
 	  "add a port; SPEC as vhostd --port takes it (JSON)" },
 	{ "port del",	ctl_cmd_port_del, "NAME",
 	  "remove a port, its MACs and counters (JSON)" },
+	{ "capture",	ctl_cmd_capture,  "NAME[,KEYS]",
+	  "stream a port's frames as pcap (vhostctl capture)" },
+	{ "captures",	ctl_cmd_captures, NULL,
+	  "the captures running and their counters (JSON)" },
 	{ "help",	ctl_cmd_help,	  NULL, "this list" },
 };
 
@@ -414,7 +419,18 @@ static int ctl_read_line(int fd, char *buf, uint64_t deadline)
 			continue;
 		if (rc)
 			return rc;
-		r = recv(fd, buf + n, CTL_LINE_MAX - 1 - n, MSG_DONTWAIT);
+		/* Exactly the line is taken: what follows it (a capture's
+		 * filter) stays in the socket for its command.
+		 */
+		r = recv(fd, buf + n, CTL_LINE_MAX - 1 - n,
+			 MSG_DONTWAIT | MSG_PEEK);
+		if (r > 0) {
+			const char *nl = memchr(buf + n, '\n', (size_t)r);
+
+			if (nl)
+				r = nl - (buf + n) + 1;
+			r = recv(fd, buf + n, (size_t)r, MSG_DONTWAIT);
+		}
 		if (r < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
@@ -465,6 +481,24 @@ static int ctl_write_all(int fd, const char *p, size_t len,
 }
 
 /**
+ * ctl_capture_line() - is @line a "capture" command
+ * @line:	the command line
+ * Return: its argument (blanks skipped), or NULL
+ */
+static const char *ctl_capture_line(const char *line)
+{
+	const char *s = line;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (strncmp(s, "capture", 7) || (s[7] != ' ' && s[7] != '\t'))
+		return NULL;
+	for (s += 7; *s == ' ' || *s == '\t'; s++)
+		;
+	return *s ? s : NULL;
+}
+
+/**
  * ctl_handle() - serve one client: read a command, reply, hang up
  * @lfd:	listening socket (non-blocking)
  *
@@ -503,6 +537,13 @@ void ctl_handle(int lfd)
 	if (n < 0) {
 		src_debug(NULL, "ctl: client dropped: %s", strerror(-n));
 		goto out;
+	}
+	while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' ||
+			 line[n - 1] == '\t'))
+		line[--n] = '\0';
+	if (ctl_live && ctl_capture_line(line)) {
+		ctl_capture_start(fd, ctl_capture_line(line), deadline);
+		return;		/* the capture has the client now */
 	}
 	if (ctl_exec(line, &reply, &len) == -ENOMEM && !reply)
 		goto out;
@@ -574,6 +615,11 @@ int ctl_open(const char *path, const struct usock_acl *s)
 	}
 	ctl_dev = st.st_dev;
 	ctl_ino = st.st_ino;
+	rc = ctl_capture_init();
+	if (rc < 0) {
+		unlink(path);
+		goto err;
+	}
 	info("ctl: listening on %s", path);
 	return fd;
 err:
@@ -585,11 +631,15 @@ err:
  * ctl_close() - stop serving and remove the socket file
  * @lfd:	listening socket from ctl_open()
  * @path:	its path
+ *
+ * Context: shutdown, the workers stopped (a capture's rings are freed
+ * here without waiting for them).
  */
 void ctl_close(int lfd, const char *path)
 {
 	struct stat st;
 
+	ctl_capture_fini();
 	close(lfd);
 	if (!lstat(path, &st) && st.st_dev == ctl_dev && st.st_ino == ctl_ino)
 		unlink(path);

@@ -3,8 +3,8 @@
  *
  * ctl.c owns the socket and the command table; the replies are built in
  * ctl_out.c (the buffer, JSON and Prometheus quoting, which counter
- * tables a port shows), ctl_json.c ("ports", "fdb", "workers") and
- * ctl_prom.c ("metrics").  Nothing outside ctl*.c includes this.
+ * tables a port shows), ctl_json.c ("ports", "fdb", "workers"),
+ * ctl_prom.c ("metrics") and ctl_capture.c ("capture", "captures").  Nothing outside ctl*.c includes this.
  */
 #ifndef VHOSTD_CTL_INT_H
 #define VHOSTD_CTL_INT_H
@@ -47,5 +47,7 @@ int ctl_cmd_ports(struct ctl_buf *b, const char *arg);
 int ctl_cmd_fdb(struct ctl_buf *b, const char *arg);
 int ctl_cmd_workers(struct ctl_buf *b, const char *arg);
 int ctl_cmd_metrics(struct ctl_buf *b, const char *arg);
+int ctl_cmd_capture(struct ctl_buf *b, const char *arg);
+int ctl_cmd_captures(struct ctl_buf *b, const char *arg);
 
 #endif /* VHOSTD_CTL_INT_H */

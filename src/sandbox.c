@@ -210,6 +210,7 @@ static const struct sandbox_rule sandbox_rules[] = {
 	/* ---- time ---- */
 	SB(clock_gettime),	/* vDSO fallback */
 	SB(gettimeofday),	/* vDSO fallback */
+	SB(timerfd_settime),	/* ctl_capture.c: the drain timer on/off */
 	SB(nanosleep),		/* tap_close(): a burst to drain */
 	SB(clock_nanosleep),	/* the same, where libc uses it */
 	/* ---- signals ---- */

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "log.h"
 #include "net/iov.h"
 #include "storm.h"
@@ -245,6 +246,8 @@ void switch_port_del(unsigned int idx)
 
 	if (!p)
 		return;
+	/* Its captures end before the index can name another port. */
+	capture_port_gone(idx);
 	__atomic_store_n(&p->up, false, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&p->in_use, false, __ATOMIC_SEQ_CST);
 	port_quiesce();
@@ -426,6 +429,7 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 	if (n > SWITCH_BURST)
 		n = SWITCH_BURST;
 	memset(cnt, 0, sizeof(cnt[0]) * nports);
+	capture_burst(sidx, CAPTURE_RX, pkts, n);
 
 	for (i = 0; i < n; i++) {
 		struct pkt *pkt = pkts[i];
@@ -490,8 +494,10 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 	for (d = 0; d < nports; d++) {
 		struct port *p = &sw.ports[d];
 
-		if (cnt[d])
-			p->ops->xmit(p, out[d], cnt[d]);
+		if (!cnt[d])
+			continue;
+		capture_burst(d, CAPTURE_TX, out[d], cnt[d]);
+		p->ops->xmit(p, out[d], cnt[d]);
 	}
 	if (tokens)
 		storm_give(&l2->storm, tokens);
@@ -582,6 +588,7 @@ static enum switch_lend_stop switch_lend_some(struct port *src,
 	uint32_t now = switch_now_s();
 	uint8_t last[ETH_ALEN];
 	bool have_last = false;
+	bool capt = capture_any(src->idx) || capture_any(dst->idx);
 
 	*done = 0;
 	*why = -1;
@@ -654,6 +661,10 @@ static enum switch_lend_stop switch_lend_some(struct port *src,
 			pkt->iovcnt = 1;
 			stop = SWITCH_LEND_FORWARD;
 			break;
+		}
+		if (unlikely(capt)) {
+			capture_burst(src->idx, CAPTURE_RX, &pkt, 1);
+			capture_burst(dst->idx, CAPTURE_TX, &pkt, 1);
 		}
 		if (l2->locked || (have_last && !memcmp(smac, last, ETH_ALEN)))
 			continue;

@@ -117,6 +117,9 @@ step ovs env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ovs.sh
 # The afxdp port on a veth into a namespace: generic and native XDP,
 # traffic checked, the program gone after an exit and after SIGKILL.
 step afxdp env BUILD=build/asan VHOSTD_USER=nobody tests/integration/afxdp.sh
+# vhostctl capture: pcap and pcapng read back by tcpdump, filters run in
+# vhostd, offload metadata, a stalled reader's drops counted, errors.
+step capture env BUILD=build/asan VHOSTD_USER=nobody tests/integration/capture.sh
 step hostile env BUILD=build/asan VHOSTD_USER=nobody tests/integration/hostile.sh
 # Multiqueue, driven by DPDK's virtio-user (testpmd).
 step mq env BUILD=build/asan VHOSTD_USER=nobody tests/integration/mq.sh
