@@ -44,6 +44,7 @@ static const struct vhostctl_cmd vhostctl_cmds[] = {
 	{ "metrics",	NULL,	"counters in Prometheus text format" },
 	{ "port add",	"SPEC",	"add a port, SPEC as for vhostd --port" },
 	{ "port del",	"NAME",	"remove a port, with its MACs and counters" },
+	{ "reload",	NULL,	"re-read vhostd's --config: add, remove, re-create its ports" },
 	{ "capture",	"PORT [OPT].. [FILTER]",
 	  "stream PORT's frames as pcap (capture --help)" },
 	{ "captures",	NULL,	"the captures running, their counters (JSON)" },

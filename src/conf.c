@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "conf.h"
 #include "util.h"
@@ -869,6 +872,9 @@ void conf_usage(void *f)
 "        unicast frames.  Names use letters, digits, '_', '.', '-'.\n"
 "\n"
 "Options:\n"
+"      --config FILE    read options from FILE, one per line: \"port SPEC\",\n"
+"                       \"workers 2\", '#' comments; vhostctl reload or\n"
+"                       SIGHUP adds and removes its ports to match it\n"
 "  -c, --ctl PATH       control socket for vhostctl (default: none)\n"
 "      --ctl-perm KEYS  owner=U,group=G,mode=M,allow-uid=..,allow-gid=..\n"
 "                       of the control socket (as on a vhost-user port)\n"
@@ -916,6 +922,7 @@ enum {
 	CONF_OPT_NO_SANDBOX,
 	CONF_OPT_STATE,
 	CONF_OPT_CPUS,
+	CONF_OPT_CONFIG,
 };
 
 static const struct option conf_options[] = {
@@ -927,6 +934,7 @@ static const struct option conf_options[] = {
 	{ "state",	required_argument,	NULL, CONF_OPT_STATE },
 	{ "workers",	required_argument,	NULL, 'w' },
 	{ "cpus",	required_argument,	NULL, CONF_OPT_CPUS },
+	{ "config",	required_argument,	NULL, CONF_OPT_CONFIG },
 	{ "poll-us",	required_argument,	NULL, 'P' },
 	{ "fdb-age",	required_argument,	NULL, 'a' },
 	{ "verbose",	no_argument,		NULL, 'v' },
@@ -1051,6 +1059,236 @@ bad:
 }
 
 /**
+ * struct conf_state - what conf_parse() tracks across options
+ * @ctl_perm:	--ctl-perm was given
+ * @file:	the --config file being read, or NULL on the command line
+ * @line:	its line number
+ */
+struct conf_state {
+	bool ctl_perm;
+	const char *file;
+	unsigned int line;
+};
+
+static int conf_load(struct conf *c, const char *path, struct conf_state *st,
+		     char *err, size_t errlen);
+
+/**
+ * conf_apply() - one option, from the command line or a --config line
+ * @c:		configuration so far
+ * @opt:	its getopt value (conf_options)
+ * @val:	its argument, or NULL
+ * @st:		parse state
+ * @err:	one-line error message on failure
+ * @errlen:	size of @err
+ * Return: 0, 1 if --help or --version was printed, or -EINVAL
+ */
+static int conf_apply(struct conf *c, int opt, const char *val,
+		      struct conf_state *st, char *err, size_t errlen)
+{
+	int r;
+
+	switch (opt) {
+	case 'p':
+		if (c->nports >= CONF_PORTS_MAX)
+			return conf_err(err, errlen, "vhostd: --port '%s': more "
+					"than %d ports", val, CONF_PORTS_MAX);
+		r = conf_parse_port(val, c->nports, &c->ports[c->nports], err,
+				    errlen);
+		if (r)
+			return r;
+		if (st->file) {
+			c->from_file |= 1ULL << c->nports;
+			c->line[c->nports] = st->line;
+		}
+		c->nports++;
+		return 0;
+	case 'c':
+		return conf_parse_path_opt("ctl", val, c->ctl_path,
+					   sizeof(c->ctl_path), err, errlen);
+	case CONF_OPT_CTL_PERM:
+		st->ctl_perm = true;
+		return conf_sock_parse_spec(val, &c->ctl_sock, "--ctl-perm",
+					    err, errlen);
+	case CONF_OPT_USER:
+		return conf_parse_user(val, &c->user, err, errlen);
+	case CONF_OPT_NO_SANDBOX:
+		c->no_sandbox = true;
+		return 0;
+	case CONF_OPT_STATE:
+		return conf_parse_path_opt("state", val, c->state_path,
+					   sizeof(c->state_path), err, errlen);
+	case CONF_OPT_CONFIG:
+		if (st->file)
+			return conf_err(err, errlen, "vhostd: config may not "
+					"name another file");
+		if (*c->config_path)
+			return conf_err(err, errlen, "vhostd: --config given "
+					"twice");
+		r = conf_parse_path_opt("config", val, c->config_path,
+					sizeof(c->config_path), err, errlen);
+		return r ? r : conf_load(c, val, st, err, errlen);
+	case 'w':
+		return conf_parse_num_opt("workers", val, 1, WORKERS_MAX,
+					  &c->workers, err, errlen);
+	case CONF_OPT_CPUS:
+		return conf_parse_cpus(val, c, err, errlen);
+	case 'P':
+		return conf_parse_num_opt("poll-us", val, 0, CONF_POLL_US_MAX,
+					  &c->poll_us, err, errlen);
+	case 'a':
+		return conf_parse_num_opt("fdb-age", val, 0, CONF_FDB_AGE_MAX,
+					  &c->fdb_age_s, err, errlen);
+	case 'v':
+		c->verbose++;
+		return 0;
+	case 'h':
+		conf_usage(stdout);
+		return 1;
+	case 'V':
+		printf("vhostd %s\n", VHOSTD_VERSION);
+		return 1;
+	}
+	return conf_err(err, errlen, "vhostd: option %d not handled", opt);
+}
+
+/**
+ * conf_file_line() - one line of a --config file: "OPTION [VALUE]"
+ * @c:		configuration so far
+ * @text:	the line, without its newline; changed (split in place)
+ * @st:		parse state, @st->file and @st->line set
+ * @err:	one-line error message on failure, without the file and line
+ * @errlen:	size of @err
+ *
+ * OPTION is a long option without its dashes (they may be given), VALUE
+ * what follows it and blanks or one '=', up to the last non-blank.  A
+ * line whose first non-blank is '#', or that is blank, is skipped.
+ *
+ * Return: 0 or -EINVAL
+ */
+static int conf_file_line(struct conf *c, char *text, struct conf_state *st,
+			  char *err, size_t errlen)
+{
+	const struct option *o;
+	char *key = text, *val, *end;
+
+	while (*key == ' ' || *key == '\t')
+		key++;
+	end = key + strlen(key);
+	while (end > key && (end[-1] == ' ' || end[-1] == '\t' ||
+			     end[-1] == '\r'))
+		*--end = '\0';
+	if (!*key || *key == '#')
+		return 0;
+	if (key[0] == '-' && key[1] == '-')
+		key += 2;
+	val = key + strcspn(key, " \t=");
+	if (*val) {
+		bool eq = *val == '=';
+
+		*val++ = '\0';
+		while (*val == ' ' || *val == '\t')
+			val++;
+		if (!eq && *val == '=') {	/* "port = SPEC" */
+			val++;
+			while (*val == ' ' || *val == '\t')
+				val++;
+		}
+	}
+	for (o = conf_options; o->name; o++)
+		if (!strcmp(o->name, key))
+			break;
+	if (!o->name)
+		return conf_err(err, errlen, "vhostd: unknown option '%s'",
+				key);
+	if (o->val == 'h' || o->val == 'V')
+		return conf_err(err, errlen, "vhostd: '%s' is for the command "
+				"line", key);
+	if (o->has_arg == required_argument && !*val)
+		return conf_err(err, errlen, "vhostd: '%s' needs a value", key);
+	if (o->has_arg == no_argument && *val)
+		return conf_err(err, errlen, "vhostd: '%s' takes no value "
+				"('%s')", key, val);
+	return conf_apply(c, o->val, val, st, err, errlen);
+}
+
+/**
+ * conf_load() - read a --config file and apply its lines in order
+ * @c:		configuration so far
+ * @path:	the file
+ * @st:		parse state
+ * @err:	one-line error message on failure: "vhostd: FILE:LINE: ..."
+ * @errlen:	size of @err
+ *
+ * The whole file is checked before conf_parse() returns, and nothing is
+ * applied by anyone unless all of it parses: start-up exits 2, a reload
+ * (conf_child.c) changes nothing.
+ *
+ * Return: 0 or -EINVAL
+ */
+static int conf_load(struct conf *c, const char *path, struct conf_state *st,
+		     char *err, size_t errlen)
+{
+	static char buf[CONF_FILE_MAX + 1];
+	char msg[1024], *line, *next;
+	size_t len = 0;
+	struct stat sb;
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return conf_err(err, errlen, "vhostd: --config %s: %s", path,
+				strerror(errno));
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return conf_err(err, errlen, "vhostd: --config %s: not a "
+				"regular file", path);
+	}
+	while (len < sizeof(buf) &&
+	       (n = read(fd, buf + len, sizeof(buf) - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = errno;
+			close(fd);
+			return conf_err(err, errlen, "vhostd: --config %s: %s",
+					path, strerror(r));
+		}
+		len += (size_t)n;
+	}
+	close(fd);
+	if (len > CONF_FILE_MAX)
+		return conf_err(err, errlen, "vhostd: --config %s: larger than "
+				"%d bytes", path, CONF_FILE_MAX);
+	if (memchr(buf, '\0', len))
+		return conf_err(err, errlen, "vhostd: --config %s: a NUL byte "
+				"(not a text file)", path);
+	buf[len] = '\0';
+
+	st->file = path;
+	st->line = 0;
+	for (line = buf; line && r == 0; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!next && !*line)
+			break;
+		st->line++;
+		r = conf_file_line(c, line, st, msg, sizeof(msg));
+	}
+	st->file = NULL;
+	if (r < 0) {
+		size_t l = strlen("vhostd: ");
+
+		return conf_err(err, errlen, "vhostd: %s:%u: %s", path,
+				st->line, strncmp(msg, "vhostd: ", l) ?
+				msg : msg + l);
+	}
+	return 0;
+}
+
+/**
  * conf_parse() - parse the whole command line
  * @argc:	argument count
  * @argv:	arguments
@@ -1060,13 +1298,13 @@ bad:
  * Return: 0 to run, 1 if --help or --version was printed (exit 0),
  *	   -EINVAL on error (exit 2)
  *
- * Context: start-up; uses getopt_long()'s global state (reset here, so
- * tests may call it repeatedly).
+ * Context: start-up, and conf_child.c's process for a reload; uses
+ * getopt_long()'s global state (reset here, so it may be called again).
  */
 int conf_parse(int argc, char **argv, struct conf *c, char *err,
 	       size_t errlen)
 {
-	bool ctl_perm = false;
+	struct conf_state st = { 0 };
 	int opt, r;
 
 	memset(c, 0, sizeof(*c));
@@ -1084,88 +1322,11 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 	while ((opt = getopt_long(argc, argv, ":p:c:w:P:a:vhV", conf_options,
 				  NULL)) != -1) {
 		switch (opt) {
-		case 'p':
-			if (c->nports >= CONF_PORTS_MAX)
-				return conf_err(err, errlen,
-						"vhostd: --port '%s': more "
-						"than %d ports", optarg,
-						CONF_PORTS_MAX);
-			r = conf_parse_port(optarg, c->nports,
-					    &c->ports[c->nports], err, errlen);
-			if (r)
-				return r;
-			c->nports++;
-			break;
-		case 'c':
-			r = conf_parse_path_opt("ctl", optarg, c->ctl_path,
-						sizeof(c->ctl_path), err,
-						errlen);
-			if (r)
-				return r;
-			break;
-		case CONF_OPT_CTL_PERM:
-			r = conf_sock_parse_spec(optarg, &c->ctl_sock,
-						 "--ctl-perm", err, errlen);
-			if (r)
-				return r;
-			ctl_perm = true;
-			break;
-		case CONF_OPT_USER:
-			r = conf_parse_user(optarg, &c->user, err, errlen);
-			if (r)
-				return r;
-			break;
-		case CONF_OPT_NO_SANDBOX:
-			c->no_sandbox = true;
-			break;
-		case CONF_OPT_STATE:
-			r = conf_parse_path_opt("state", optarg,
-						c->state_path,
-						sizeof(c->state_path), err,
-						errlen);
-			if (r)
-				return r;
-			break;
-		case 'w':
-			r = conf_parse_num_opt("workers", optarg, 1,
-					       WORKERS_MAX, &c->workers, err,
-					       errlen);
-			if (r)
-				return r;
-			break;
-		case CONF_OPT_CPUS:
-			r = conf_parse_cpus(optarg, c, err, errlen);
-			if (r)
-				return r;
-			break;
-		case 'P':
-			r = conf_parse_num_opt("poll-us", optarg, 0,
-					       CONF_POLL_US_MAX, &c->poll_us,
-					       err, errlen);
-			if (r)
-				return r;
-			break;
-		case 'a':
-			r = conf_parse_num_opt("fdb-age", optarg, 0,
-					       CONF_FDB_AGE_MAX,
-					       &c->fdb_age_s, err, errlen);
-			if (r)
-				return r;
-			break;
-		case 'v':
-			c->verbose++;
-			break;
-		case 'h':
-			conf_usage(stdout);
-			return 1;
-		case 'V':
-			printf("vhostd %s\n", VHOSTD_VERSION);
-			return 1;
 		case ':':
 			return conf_err(err, errlen,
 					"vhostd: option '%s' needs an argument",
 					argv[optind - 1]);
-		default:
+		case '?':
 			if (optopt)
 				return conf_err(err, errlen,
 						"vhostd: unknown option '-%c' "
@@ -1174,13 +1335,55 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 					"vhostd: unknown option '%s' "
 					"(see --help)", argv[optind - 1]);
 		}
+		r = conf_apply(c, opt, optarg, &st, err, errlen);
+		if (r)
+			return r;
 	}
 	if (optind < argc)
 		return conf_err(err, errlen,
 				"vhostd: unexpected argument '%s' (see --help)",
 				argv[optind]);
-	if (ctl_perm && !*c->ctl_path)
+	if (st.ctl_perm && !*c->ctl_path)
 		return conf_err(err, errlen,
 				"vhostd: --ctl-perm without --ctl");
 	return conf_check_ports(c, err, errlen);
+}
+
+/**
+ * conf_same_settings() - whether two parses agree on all but their ports
+ * @a:		one (the running configuration)
+ * @b:		the other (a reload's)
+ *
+ * What is not a port is set up once, at start-up (workers, sockets, the
+ * user, the sandbox): a reload that would change it is refused whole.
+ *
+ * Return: NULL if they agree, else the option that differs first
+ */
+const char *conf_same_settings(const struct conf *a, const struct conf *b)
+{
+	if (a->workers != b->workers)
+		return "workers";
+	if (a->ncpus != b->ncpus ||
+	    memcmp(a->cpus, b->cpus, a->ncpus * sizeof(a->cpus[0])))
+		return "cpus";
+	if (a->poll_us != b->poll_us)
+		return "poll-us";
+	if (a->fdb_age_s != b->fdb_age_s)
+		return "fdb-age";
+	if (strcmp(a->ctl_path, b->ctl_path))
+		return "ctl";
+	if (memcmp(&a->ctl_sock, &b->ctl_sock, sizeof(a->ctl_sock)))
+		return "ctl-perm";
+	if (a->user.uid != b->user.uid || a->user.gid != b->user.gid ||
+	    a->user.group_set != b->user.group_set)
+		return "user";
+	if (a->no_sandbox != b->no_sandbox)
+		return "no-sandbox";
+	if (strcmp(a->state_path, b->state_path))
+		return "state";
+	if (a->verbose != b->verbose)
+		return "verbose";
+	if (strcmp(a->config_path, b->config_path))
+		return "config";
+	return NULL;
 }

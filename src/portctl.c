@@ -45,7 +45,7 @@
  * @name:	port name
  * Return: its index, or -1
  */
-static int portctl_find(const char *name)
+int portctl_find(const char *name)
 {
 	unsigned int i, n = switch_port_count();
 
@@ -73,26 +73,41 @@ static unsigned int portctl_free_slot(void)
 }
 
 /**
- * portctl_conflict() - whether @cp shares a name, a unique value (path,
- *			ifname) or locked MAC with a port there is, or
- *			takes the control socket's path
- * @cp:		parsed spec
+ * portctl_check() - whether @cp may be added now: a type and keys the
+ *		     running daemon can open, and no name, unique value
+ *		     (path, ifname) or locked MAC of a port there is, nor
+ *		     the control socket's path
+ * @cp:		parsed spec, named
  * @ctl_path:	control socket path ("" if none)
- * @err:	the one-line message, on conflict
+ * @skip:	bit i: port i does not count (a reload removes it first)
+ * @prefix:	what the message starts with ("port add: ")
+ * @err:	the one-line message, on refusal
  * @errlen:	its size
- * Return: 0, or -EEXIST with @err set
+ * Return: 0, or -EPERM (type or key) or -EEXIST (clash) with @err set
  */
-static int portctl_conflict(const struct port_spec *cp, const char *ctl_path,
-			    char *err, size_t errlen)
+int portctl_check(const struct port_spec *cp, const char *ctl_path,
+		  uint64_t skip, const char *prefix, char *err, size_t errlen)
 {
+	const struct port_ops *ops = port_ops_find(cp->type);
 	unsigned int i, n = switch_port_count();
 	const char *key, *val;
 	bool path;
 
+	if (ops && ops->runtime_refused) {
+		snprintf(err, errlen, "%s%s", prefix, ops->runtime_refused);
+		return -EPERM;
+	}
+	key = conf_port_startup_key(cp);
+	if (key) {
+		snprintf(err, errlen, "%s%s ports with %s= need what vhostd "
+			 "gives up at start-up (a network socket); add them on "
+			 "the command line", prefix, cp->type, key);
+		return -EPERM;
+	}
 	for (i = 0; (val = conf_port_unique(cp, i, &key, &path)); i++) {
 		if (path && !strcmp(val, ctl_path)) {
-			snprintf(err, errlen, "port add: %s '%s' is the "
-				 "control socket's", key, val);
+			snprintf(err, errlen, "%s%s '%s' is the control "
+				 "socket's", prefix, key, val);
 			return -EEXIST;
 		}
 	}
@@ -100,26 +115,26 @@ static int portctl_conflict(const struct port_spec *cp, const char *ctl_path,
 		const struct port_spec *o = switch_port_spec(i);
 		const struct port *p = switch_port(i);
 
-		if (!o || !p)
+		if (!o || !p || (i < 64 && (skip >> i & 1)))
 			continue;
 		if (!strcmp(cp->name, p->name)) {
-			snprintf(err, errlen, "port add: name '%s' is already "
-				 "in use (port %u)", cp->name, i);
+			snprintf(err, errlen, "%sname '%s' is already in use "
+				 "(port %u)", prefix, cp->name, i);
 			return -EEXIST;
 		}
 		val = conf_port_clash(cp, o, &key);
 		if (val) {
-			snprintf(err, errlen, "port add: %s '%s' is already "
-				 "used by port '%s'", key, val, p->name);
+			snprintf(err, errlen, "%s%s '%s' is already used by "
+				 "port '%s'", prefix, key, val, p->name);
 			return -EEXIST;
 		}
 		if (cp->has_mac && o->has_mac &&
 		    !memcmp(cp->mac, o->mac, sizeof(cp->mac))) {
-			snprintf(err, errlen, "port add: mac "
+			snprintf(err, errlen, "%smac "
 				 "%02x:%02x:%02x:%02x:%02x:%02x is already "
-				 "locked to port '%s'", cp->mac[0], cp->mac[1],
-				 cp->mac[2], cp->mac[3], cp->mac[4], cp->mac[5],
-				 p->name);
+				 "locked to port '%s'", prefix, cp->mac[0],
+				 cp->mac[1], cp->mac[2], cp->mac[3], cp->mac[4],
+				 cp->mac[5], p->name);
 			return -EEXIST;
 		}
 	}
@@ -167,7 +182,6 @@ int portctl_add(const char *spec, const char *ctl_path, bool apply,
 		char *name, char *err, size_t errlen)
 {
 	unsigned int slot = portctl_free_slot();
-	const struct port_ops *ops;
 	const char *what, *key;
 	struct port_spec cp;
 	bool path;
@@ -183,28 +197,16 @@ int portctl_add(const char *spec, const char *ctl_path, bool apply,
 		snprintf(err, errlen, "%s", msg);
 		return -EINVAL;
 	}
-	ops = port_ops_find(cp.type);	/* found: the spec parsed */
-	if (ops && ops->runtime_refused) {
-		snprintf(err, errlen, "port add: %s", ops->runtime_refused);
-		return -EPERM;
-	}
-	key = conf_port_startup_key(&cp);
-	if (key) {
-		snprintf(err, errlen, "port add: %s ports with %s= need what "
-			 "vhostd gives up at start-up (a network socket); add "
-			 "them on the command line", cp.type, key);
-		return -EPERM;
-	}
+	if (!cp.named)
+		portctl_default_name(&cp, slot);
+	rc = portctl_check(&cp, ctl_path, 0, "port add: ", err, errlen);
+	if (rc < 0)
+		return rc;
 	if (slot >= SWITCH_PORTS_MAX) {
 		snprintf(err, errlen, "port add: the port table is full (%d "
 			 "ports)", SWITCH_PORTS_MAX);
 		return -ENOSPC;
 	}
-	if (!cp.named)
-		portctl_default_name(&cp, slot);
-	rc = portctl_conflict(&cp, ctl_path, err, errlen);
-	if (rc < 0)
-		return rc;
 	snprintf(name, CONF_NAME_MAX, "%s", cp.name);
 	if (!apply)
 		return SWITCH_PORTS_MAX;

@@ -101,6 +101,9 @@ step integration env BUILD=build/asan VHOSTD_USER=nobody tests/integration/run.s
 step ctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ctl.sh
 # Ports added and removed at run time, under the filter as nobody.
 step portctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/portctl.sh
+# --config FILE, vhostctl reload and SIGHUP: ports of the file added,
+# removed and re-created under traffic, refusals that apply nothing.
+step reload env BUILD=build/asan VHOSTD_USER=nobody tests/integration/reload.sh
 step lifecycle env BUILD=build/asan VHOSTD_USER=nobody tests/integration/lifecycle.sh
 step privilege env BUILD=build/asan tests/integration/privilege.sh
 step l2 env BUILD=build/asan VHOSTD_USER=nobody tests/integration/l2.sh
