@@ -44,6 +44,8 @@ static const struct vhostctl_cmd vhostctl_cmds[] = {
 	{ "metrics",	NULL,	"counters in Prometheus text format" },
 	{ "port add",	"SPEC",	"add a port, SPEC as for vhostd --port" },
 	{ "port del",	"NAME",	"remove a port, with its MACs and counters" },
+	{ "set",	"NAME,KEY=VALUE..",
+	  "a port's rate limits: rate=, burst=, rx-rate=, tx-rate=, ..." },
 	{ "reload",	NULL,	"re-read vhostd's --config: add, remove, re-create its ports" },
 	{ "capture",	"PORT [OPT].. [FILTER]",
 	  "stream PORT's frames as pcap (capture --help)" },

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "conf.h"
+#include "rate.h"
 #include "util.h"
 #include "worker.h"
 
@@ -92,12 +93,51 @@ static int conf_parse_uint(const char *s, unsigned long min,
 }
 
 /**
+ * conf_parse_rate() - bits per second, as rate= and vhostctl set take it
+ * @s:		"0", "off", or digits and nothing or one of k, K, M, G, T
+ *		(1000-based: 100M is 100 000 000 bit/s)
+ * @out:	result, 0 for "0" and "off"
+ * Return: 0, -EINVAL (not a rate) or -ERANGE (not 0 and outside
+ *	   RATE_MIN_BPS..RATE_MAX_BPS)
+ */
+int conf_parse_rate(const char *s, uint64_t *out)
+{
+	static const char units[] = "kMGT";
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (!strcmp(s, "off")) {
+		*out = 0;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end) {
+		const char *u = strchr(units, *end == 'K' ? 'k' : *end);
+		long i;
+
+		if (!u || end[1])
+			return -EINVAL;
+		for (i = 0; i <= u - units; i++)
+			mul *= 1000;
+	}
+	if (v && (v > RATE_MAX_BPS / mul || v * mul < RATE_MIN_BPS))
+		return -ERANGE;
+	*out = v * mul;
+	return 0;
+}
+
+/**
  * conf_parse_size() - a byte count with an optional binary suffix
  * @s:		text: digits, then nothing or one of K, M, G, T (1024-based)
  * @out:	result, non-zero
  * Return: 0, -EINVAL (not a size) or -ERANGE (0, or past 2^64)
  */
-static int conf_parse_size(const char *s, uint64_t *out)
+int conf_parse_size(const char *s, uint64_t *out)
 {
 	static const char units[] = "KMGT";
 	unsigned long long v;
@@ -226,6 +266,32 @@ static const struct port_opt conf_common_opts[] = {
 	  .flags = PORT_OPT_COMMON, PORT_OPT_AT(struct port_spec, flood_burst),
 	  .min = 1, .max = CONF_FLOOD_BURST_MAX,
 	  .help = "N: flood burst (default max(128, rate/50))" },
+	{ .key = "rate", .type = PORT_OPT_RATE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, rate), .def = PORT_RATE_UNSET,
+	  .min = RATE_MIN_BPS, .max = RATE_MAX_BPS,
+	  .help = "BITS: rx-rate and tx-rate both (e.g. 100M; 0: none)" },
+	{ .key = "burst", .type = PORT_OPT_SIZE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, burst), .min = RATE_BURST_MIN,
+	  .max = RATE_BURST_MAX,
+	  .help = "BYTES: rx-burst and tx-burst both" },
+	{ .key = "rx-rate", .type = PORT_OPT_RATE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, rx_rate), .def = PORT_RATE_UNSET,
+	  .min = RATE_MIN_BPS, .max = RATE_MAX_BPS,
+	  .help = "BITS: bits/s taken from the peer, held back (default "
+		  "none)" },
+	{ .key = "rx-burst", .type = PORT_OPT_SIZE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, rx_burst), .min = RATE_BURST_MIN,
+	  .max = RATE_BURST_MAX,
+	  .help = "BYTES: rx-rate's burst (default 10 ms of it, >= 64K)" },
+	{ .key = "tx-rate", .type = PORT_OPT_RATE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, tx_rate), .def = PORT_RATE_UNSET,
+	  .min = RATE_MIN_BPS, .max = RATE_MAX_BPS,
+	  .help = "BITS: bits/s delivered to the peer, the rest dropped "
+		  "(default none)" },
+	{ .key = "tx-burst", .type = PORT_OPT_SIZE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, tx_burst), .min = RATE_BURST_MIN,
+	  .max = RATE_BURST_MAX,
+	  .help = "BYTES: tx-rate's burst (default 10 ms of it, >= 64K)" },
 };
 
 #define CONF_OPT_COMMON_BIT	32	/* given-bit of conf_common_opts[0] */
@@ -400,6 +466,7 @@ static void conf_opt_default(const struct port_opt *o, struct port_spec *out)
 		*(unsigned int *)f = (unsigned int)o->def;
 		break;
 	case PORT_OPT_SIZE:
+	case PORT_OPT_RATE:
 		*(uint64_t *)f = o->def;
 		break;
 	case PORT_OPT_ACL:
@@ -481,6 +548,22 @@ static int conf_opt_parse(const char *spec, const struct port_opt *o,
 		if (conf_parse_size(val, f))
 			OPT_ERR("%s '%s' is not a size (bytes, or a number "
 				"with K, M, G or T)", spec, k, val);
+		if (o->max && (*(uint64_t *)f < o->min ||
+			       *(uint64_t *)f > o->max))
+			OPT_ERR("%s '%s' out of range (%llu-%llu bytes)", spec,
+				k, val, (unsigned long long)o->min,
+				(unsigned long long)o->max);
+		return 0;
+	case PORT_OPT_RATE:
+		r = conf_parse_rate(val, f);
+		if (r == -EINVAL)
+			OPT_ERR("%s '%s' is not a rate (bits/s, or a number "
+				"with k, M, G or T; 0 or off: none)", spec, k,
+				val);
+		if (r)
+			OPT_ERR("%s '%s' out of range (0, or %llu-%llu bits/s)",
+				spec, k, val, (unsigned long long)o->min,
+				(unsigned long long)o->max);
 		return 0;
 	case PORT_OPT_MAC:
 		r = conf_parse_mac(val, f);
@@ -633,6 +716,16 @@ int conf_parse_port(const char *spec, unsigned int index,
 	why = ops->check ? ops->check(out->opts, (uint32_t)given) : NULL;
 	if (why)
 		SPEC_ERR("%s", spec, why);
+
+	/* rx-/tx- keys, else rate= and burst=, else none and default. */
+	if (out->rx_rate == PORT_RATE_UNSET)
+		out->rx_rate = out->rate == PORT_RATE_UNSET ? 0 : out->rate;
+	if (out->tx_rate == PORT_RATE_UNSET)
+		out->tx_rate = out->rate == PORT_RATE_UNSET ? 0 : out->rate;
+	if (!out->rx_burst)
+		out->rx_burst = out->burst;
+	if (!out->tx_burst)
+		out->tx_burst = out->burst;
 
 	out->given = (uint32_t)given;
 	out->has_mac = out->mac[0] | out->mac[1] | out->mac[2] | out->mac[3] |

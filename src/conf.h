@@ -107,6 +107,10 @@ struct conf {
  *			(exit 0), -EINVAL with @err set (exit 2).
  * conf_usage()		print --help text to @f.
  * conf_parse_cpus()	--cpus LIST into @c->cpus; -EINVAL with @err set.
+ * conf_parse_rate()	bits per second, "100M" or "0"/"off" (rate=, and
+ *			vhostctl set): 0, -EINVAL or -ERANGE.
+ * conf_parse_size()	bytes, with an optional K, M, G or T (1024-based),
+ *			non-zero: 0, -EINVAL or -ERANGE.
  * conf_same_settings() whether two parses agree on everything but their
  *			ports; if not, the first option that differs.
  *
@@ -148,6 +152,8 @@ void conf_usage(void *f);
 int conf_parse_cpus(const char *val, struct conf *c, char *err,
 		    size_t errlen);
 const char *conf_same_settings(const struct conf *a, const struct conf *b);
+int conf_parse_rate(const char *s, uint64_t *out);
+int conf_parse_size(const char *s, uint64_t *out);
 int conf_child_start(int argc, char **argv);
 int conf_child_parse(struct conf *out, char *err, size_t errlen);
 void conf_child_stop(void);

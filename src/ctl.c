@@ -128,6 +128,23 @@ static int ctl_cmd_port_del(struct ctl_buf *b, const char *arg)
 }
 
 /**
+ * ctl_cmd_set() - "set NAME,KEY=VALUE...": a running port's rate limits
+ * @b:		reply
+ * @arg:	NAME and the keys
+ * Return: 0, or -EINVAL (the reply is an error naming the key at fault)
+ */
+static int ctl_cmd_set(struct ctl_buf *b, const char *arg)
+{
+	char err[CTL_LINE_MAX], name[CONF_NAME_MAX];
+	int rc = portctl_set(arg, ctl_live, err, sizeof(err));
+
+	if (rc < 0)
+		return ctl_error(b, err);
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, ","), arg);
+	return ctl_port_ok(b, name, ctl_live ? rc : SWITCH_PORTS_MAX);
+}
+
+/**
  * ctl_json_names() - append ,"KEY":["NAME",...]
  * @b:		reply
  * @key:	the list's key
@@ -218,6 +235,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	  "add a port; SPEC as vhostd --port takes it (JSON)" },
 	{ "port del",	ctl_cmd_port_del, "NAME",
 	  "remove a port, its MACs and counters (JSON)" },
+	{ "set",	ctl_cmd_set,	  "NAME,KEY=VALUE...",
+	  "a port's rate limits: rate, burst, rx-/tx-rate, -burst (JSON)" },
 	{ "reload",	ctl_cmd_reload,	  NULL,
 	  "re-read --config, add and remove its ports (JSON)" },
 	{ "capture",	ctl_cmd_capture,  "NAME[,KEYS]",

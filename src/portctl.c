@@ -256,3 +256,146 @@ int portctl_del(const char *name, bool apply, char *err, size_t errlen)
 		     strerror(-rc));
 	return idx;
 }
+
+/**
+ * portctl_set() - change a running port's rate limits
+ * @arg:	"NAME,KEY=VALUE[,KEY=VALUE]...": rate= and burst= for both
+ *		directions, rx-rate=, rx-burst=, tx-rate=, tx-burst= for one;
+ *		a rate of 0 or off lifts the limit, a direction whose rate
+ *		is set without a burst gets the default burst
+ * @apply:	change it; false: check only
+ * @err:	one-line message on failure
+ * @errlen:	its size
+ *
+ * Nothing is changed unless every item parses.  The bucket restarts
+ * full.
+ *
+ * Return: the port's index, or -EINVAL / -ENOENT with @err set
+ * Context: control thread, workers running
+ */
+int portctl_set(const char *arg, bool apply, char *err, size_t errlen)
+{
+	static const char *const keys[] = {
+		"rate", "burst", "rx-rate", "rx-burst", "tx-rate", "tx-burst",
+	};
+	char buf[512], *item, *save = NULL, name[CONF_NAME_MAX];
+	uint64_t rate[RATE_DIRS], burst[RATE_DIRS], v;
+	bool set_rate[RATE_DIRS] = { false }, set_burst[RATE_DIRS] = { false };
+	const struct port_spec *spec;
+	unsigned int k, d, given = 0;
+	int idx, rc;
+
+	if (strlen(arg) >= sizeof(buf)) {
+		snprintf(err, errlen, "set: argument longer than %zu bytes",
+			 sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	memcpy(buf, arg, strlen(arg) + 1);
+	item = strtok_r(buf, ",", &save);
+	if (!item) {
+		snprintf(err, errlen, "set: NAME,KEY=VALUE... needed (keys: "
+			 "rate, burst, rx-rate, rx-burst, tx-rate, tx-burst)");
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "%.*s", CONF_NAME_MAX - 1, item);
+	idx = portctl_find(item);
+	if (idx < 0) {
+		snprintf(err, errlen, "set: no port named '%.*s'",
+			 CONF_NAME_MAX, item);
+		return -ENOENT;
+	}
+	while ((item = strtok_r(NULL, ",", &save))) {
+		char *val = strchr(item, '=');
+
+		if (val)
+			*val++ = '\0';
+		for (k = 0; k < ARRAY_SIZE(keys); k++)
+			if (!strcmp(item, keys[k]))
+				break;
+		if (k == ARRAY_SIZE(keys)) {
+			snprintf(err, errlen, "set: unknown key '%.32s' (rate, "
+				 "burst, rx-rate, rx-burst, tx-rate, tx-burst)",
+				 item);
+			return -EINVAL;
+		}
+		if (!val || !*val) {
+			snprintf(err, errlen, "set: %s needs a value",
+				 keys[k]);
+			return -EINVAL;
+		}
+		if (given & 1U << k) {
+			snprintf(err, errlen, "set: %s given twice", keys[k]);
+			return -EINVAL;
+		}
+		given |= 1U << k;
+		if (k % 2 == 0) {
+			rc = conf_parse_rate(val, &v);
+			if (rc) {
+				snprintf(err, errlen, "set: %s '%.32s': %s",
+					 keys[k], val, rc == -ERANGE ?
+					 "out of range (0, or 8000 bits/s to "
+					 "10T)" : "not a rate (bits/s, with k, "
+					 "M, G or T; 0 or off: none)");
+				return -EINVAL;
+			}
+		} else {
+			rc = conf_parse_size(val, &v);
+			if (!rc && (v < RATE_BURST_MIN || v > RATE_BURST_MAX))
+				rc = -ERANGE;
+			if (rc) {
+				snprintf(err, errlen, "set: %s '%.32s': %s",
+					 keys[k], val, rc == -ERANGE ?
+					 "out of range (64K-4G bytes)" :
+					 "not a size (bytes, with K, M or G)");
+				return -EINVAL;
+			}
+		}
+		for (d = 0; d < RATE_DIRS; d++) {
+			/* rate/burst: both; rx-*: RATE_RX; tx-*: RATE_TX */
+			if (k >= 2 && (k - 2) / 2 != d)
+				continue;
+			if (k >= 2 || !(given & 1U << (k + 2 + 2 * d))) {
+				if (k % 2 == 0) {
+					rate[d] = v;
+					set_rate[d] = true;
+				} else {
+					burst[d] = v;
+					set_burst[d] = true;
+				}
+			}
+		}
+	}
+	if (!given) {
+		snprintf(err, errlen, "set: nothing to set for '%s' (keys: "
+			 "rate, burst, rx-rate, rx-burst, tx-rate, tx-burst)",
+			 name);
+		return -EINVAL;
+	}
+	if (!apply)
+		return idx;
+	spec = switch_port_spec((unsigned int)idx);
+	for (d = 0; d < RATE_DIRS; d++) {
+		uint64_t old_rate = d == RATE_RX ? spec->rx_rate : spec->tx_rate;
+		uint64_t old_burst = d == RATE_RX ? spec->rx_burst :
+						    spec->tx_burst;
+
+		if (!set_rate[d] && !set_burst[d])
+			continue;
+		if (!set_rate[d])
+			rate[d] = old_rate;
+		if (!set_burst[d])
+			burst[d] = set_rate[d] ? 0 : old_burst;
+		switch_rate_set((unsigned int)idx, (enum rate_dir)d, rate[d],
+				burst[d]);
+		if (!rate[d])
+			info("ctl: port %s: %s limit lifted", name,
+			     d == RATE_RX ? "rx" : "tx");
+		else
+			info("ctl: port %s: %s limit %llu bit/s, burst %llu "
+			     "bytes", name, d == RATE_RX ? "rx" : "tx",
+			     (unsigned long long)rate[d],
+			     (unsigned long long)(burst[d] ? burst[d] :
+						  rate_default_burst(rate[d])));
+	}
+	return idx;
+}

@@ -104,6 +104,9 @@ step portctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/portctl.s
 # --config FILE, vhostctl reload and SIGHUP: ports of the file added,
 # removed and re-created under traffic, refusals that apply nothing.
 step reload env BUILD=build/asan VHOSTD_USER=nobody tests/integration/reload.sh
+# Rate limits: rx-rate by back-pressure, tx-rate by counted drops, two
+# limited guests at once, vhostctl set; each rate within 5 % over 10 s.
+step ratelimit env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ratelimit.sh
 step lifecycle env BUILD=build/asan VHOSTD_USER=nobody tests/integration/lifecycle.sh
 step privilege env BUILD=build/asan tests/integration/privilege.sh
 step l2 env BUILD=build/asan VHOSTD_USER=nobody tests/integration/l2.sh
