@@ -31,7 +31,8 @@
 # vhostd's counters (vhostctl): vm1 up, one connection, frames both ways;
 # nobody else gets in: a user other than libvirt-qemu is refused by the
 # socket's mode, root (who passes any mode) by allow-uid (peer_refused);
-# then virsh destroy and undefine, libvirtd stopped, nothing left.
+# vhostd restarted under the domain: QEMU reconnects (<reconnect>), the
+# host pings the guest again; then virsh destroy and undefine, libvirtd stopped, nothing left.
 # SKIP only when libvirtd cannot start here at all.
 #
 # Environment: VHOSTD (default build/vhostd; vhostctl next to it), KEEP=1,
@@ -230,14 +231,19 @@ done
 
 # ---- vhostd, as README.md has it ------------------------------------------
 
-nsenter -t "$HOLDER" -m -n -- "$VHOSTD" "${VARGS[@]}" </dev/null >"$VLOG" 2>&1 &
-VHOSTD_PID=$!
-vg_log "vhostd pid $VHOSTD_PID"
-vg_wait_for 10 "$sock" test -S "$VG_DIR$sock"
+# start_vhostd: README's vhostd, vh0 addressed and up (again after a
+#   restart: the TAP goes with the process)
 have_vh0() { ip -n "$NS" link show vh0 >/dev/null 2>&1; }
-vg_wait_for 10 "tap vh0" have_vh0
-ip -n "$NS" addr add "$haddr" dev vh0
-ip -n "$NS" link set vh0 up
+start_vhostd() {
+	nsenter -t "$HOLDER" -m -n -- "$VHOSTD" "${VARGS[@]}" </dev/null >>"$VLOG" 2>&1 &
+	VHOSTD_PID=$!
+	vg_log "vhostd pid $VHOSTD_PID"
+	vg_wait_for 10 "$sock" test -S "$VG_DIR$sock"
+	vg_wait_for 10 "tap vh0" have_vh0
+	ip -n "$NS" addr add "$haddr" dev vh0
+	ip -n "$NS" link set vh0 up
+}
+start_vhostd
 perm=$(stat -c '%U:%G %a' "$VG_DIR$sock")
 vg_log "$sock: $perm"
 [[ $perm == "libvirt-qemu:"*" 600" ]] || fail "socket $perm, not libvirt-qemu's alone"
@@ -337,6 +343,23 @@ p=$(ctl_stats | jq -c '.ports[] | select(.name == "vm1")') || true
 [ "$(jq -r .connects <<<"$p")" = 1 ] && [ "$(jq -r .up <<<"$p")" = true ] ||
 	fail "vm1 after the probes: up=$(jq -r .up <<<"$p") connects=$(jq -r .connects <<<"$p")"
 
+# ---- vhostd restarted under the domain: <reconnect> brings QEMU back ---------
+
+kill -TERM "$VHOSTD_PID"
+st=0
+wait "$VHOSTD_PID" || st=$?
+VHOSTD_PID=
+[ $st = 0 ] || fail "vhostd on SIGTERM, guest on: exit status $st"
+start_vhostd
+up() { [ "$(ctl_stats | jq -r '.ports[] | select(.name == "vm1") | .up')" = true ]; }
+if wait_until 30 up; then
+	out=$(ip netns exec "$NS" ping -c 3 -i 0.2 -W 5 -w 30 "$gip" 2>&1) || true
+	vg_ping_check "$out" "$gip" >/dev/null ||
+		fail "host -> guest after the restart: $(grep -a 'packet loss' <<<"$out")"
+else
+	fail "vm1 not up 30 s after vhostd's restart"
+fi
+
 # ---- and back: destroy, undefine, libvirtd stopped --------------------------------
 
 lv_virsh destroy "$vm" >/dev/null || fail "virsh destroy"
@@ -358,7 +381,7 @@ vg_precheck() { :; }
 vg_vhostd_alive || fail "vhostd exited"
 grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$VLOG" && fail "sanitizer report in $VLOG"
 
-detail="$lvver: README's vm1.xml defined and started, QEMU as libvirt-qemu; console: guest -> vh0 0% loss (avg ${avg:-?} ms), host -> guest (avg ${havg:-?} ms); vm1 rx/tx $rx/$tx; nobody refused by mode 0600, root by allow-uid; destroyed, undefined, libvirtd exit 0"
+detail="$lvver: README's vm1.xml defined and started, QEMU as libvirt-qemu; console: guest -> vh0 0% loss (avg ${avg:-?} ms), host -> guest (avg ${havg:-?} ms); vm1 rx/tx $rx/$tx; nobody refused by mode 0600, root by allow-uid; vhostd restarted, guest back; destroyed, undefined, libvirtd exit 0"
 if [ -z "$ERR" ]; then
 	result PASS "$detail"
 else
