@@ -258,7 +258,8 @@ until lv_virsh version >"$VG_DIR/virsh-version" 2>&1; do
 	if ! kill -0 "$LIBVIRTD_PID" 2>/dev/null; then
 		wait "$LIBVIRTD_PID" && st=0 || st=$?
 		LIBVIRTD_PID=
-		why=$(grep -h ' error : ' "$LVLOG" "$VG_DIR/log/libvirtd.log" 2>/dev/null | tail -n 1)
+		why=$(cat "$LVLOG" "$VG_DIR/log/libvirtd.log" 2>/dev/null | grep ' error : ' | tail -n 1) || true
+		why=${why#*error : }
 		result SKIP "libvirtd cannot start here (exit status $st: ${why:-$(tail -n 1 "$LVLOG")})"
 		exit 0
 	fi
