@@ -250,10 +250,42 @@ vg_log "$sock: $perm"
 
 # ---- libvirtd ----------------------------------------------------------------
 
+# start_libvirtd: libvirtd in our namespaces, its QEMU capability cache
+#   empty (it probes qemu-system-* as it starts)
+start_libvirtd() {
+	rm -rf "${VG_DIR:?}/cache/qemu"
+	nsenter -t "$HOLDER" -m -n -- libvirtd --pid-file /run/libvirtd.pid \
+		</dev/null >>"$LVLOG" 2>&1 &
+	LIBVIRTD_PID=$!
+	vg_log "libvirtd pid $LIBVIRTD_PID"
+}
+# stop_libvirtd: SIGTERM, up to 15 s; its exit status in LV_ST ("hung"
+#   if it had to be killed; not a $(...) subshell, which cannot wait)
+stop_libvirtd() {
+	local st=hung
+	kill -TERM "$LIBVIRTD_PID" 2>/dev/null
+	for _ in $(seq 150); do
+		kill -0 "$LIBVIRTD_PID" 2>/dev/null || { wait "$LIBVIRTD_PID" && st=0 || st=$?; break; }
+		sleep 0.1
+	done
+	if [ "$st" = hung ]; then
+		kill -KILL "$LIBVIRTD_PID" 2>/dev/null
+		wait "$LIBVIRTD_PID" 2>/dev/null
+	fi
+	LIBVIRTD_PID=
+	LV_ST=$st
+}
+# A probe of qemu-system-x86_64 that went wrong leaves libvirtd without
+# an emulator for x86_64 ("Cannot find suitable emulator").  Seen here
+# once in a dozen runs, QMP garbled on the probe's own socket ("QMP input
+# member 'xeecute' is unexpected"): nothing of vhostd's or this test's.
+# libvirtd is started once more, with an empty cache, and the result line
+# says so; a second failure fails the test.
+PROBE_FAIL='Failed to probe capabilities for /usr/bin/qemu-system-x86_64'
+probe_failed() { grep -q "$PROBE_FAIL" "$VG_DIR/log/libvirtd.log" 2>/dev/null; }
+RETRIED=
 t0=$SECONDS
-nsenter -t "$HOLDER" -m -n -- libvirtd --pid-file /run/libvirtd.pid </dev/null >"$LVLOG" 2>&1 &
-LIBVIRTD_PID=$!
-vg_log "libvirtd pid $LIBVIRTD_PID"
+start_libvirtd
 until lv_virsh version >"$VG_DIR/virsh-version" 2>&1; do
 	if ! kill -0 "$LIBVIRTD_PID" 2>/dev/null; then
 		wait "$LIBVIRTD_PID" && st=0 || st=$?
@@ -263,7 +295,17 @@ until lv_virsh version >"$VG_DIR/virsh-version" 2>&1; do
 		result SKIP "libvirtd cannot start here (exit status $st: ${why:-$(tail -n 1 "$LVLOG")})"
 		exit 0
 	fi
-	[ $((SECONDS - t0)) -lt 60 ] || vg_die "libvirtd not answering after 60 s"
+	if probe_failed; then
+		why=$(grep -h "$PROBE_FAIL" "$VG_DIR/log/libvirtd.log" | tail -n 1)
+		why=${why#*qemu-system-x86_64: }
+		[ -z "$RETRIED" ] || vg_die "libvirtd's probe of QEMU failed twice: $why"
+		RETRIED=" (libvirtd started twice: its first probe of QEMU failed: $why)"
+		vg_log "libvirtd's probe of QEMU failed ($why): starting it again"
+		stop_libvirtd
+		mv "$VG_DIR/log/libvirtd.log" "$VG_DIR/log/libvirtd-1.log"
+		start_libvirtd
+	fi
+	[ $((SECONDS - t0)) -lt 90 ] || vg_die "libvirtd not answering after 90 s"
 	sleep 0.5
 done
 lvver=$(awk '/^Using library:/ { l = $3 " " $4 } /^Running hypervisor:/ { h = $3 " " $4 }
@@ -370,19 +412,13 @@ DEFINED=0
 kill -0 "$qpid" 2>/dev/null && fail "QEMU (pid $qpid) still runs after destroy"
 down() { [ "$(ctl_stats | jq -r '.ports[] | select(.name == "vm1") | .up')" = false ]; }
 wait_until 10 down || fail "vm1 still up 10 s after destroy"
-kill -TERM "$LIBVIRTD_PID"
-st=hung
-for _ in $(seq 150); do
-	kill -0 "$LIBVIRTD_PID" 2>/dev/null || { wait "$LIBVIRTD_PID" && st=0 || st=$?; break; }
-	sleep 0.1
-done
-[ "$st" = 0 ] || fail "libvirtd on SIGTERM: exit status $st"
-[ "$st" = hung ] || LIBVIRTD_PID=
+stop_libvirtd
+[ "$LV_ST" = 0 ] || fail "libvirtd on SIGTERM: exit status $LV_ST"
 vg_precheck() { :; }
 vg_vhostd_alive || fail "vhostd exited"
 grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$VLOG" && fail "sanitizer report in $VLOG"
 
-detail="$lvver: README's vm1.xml defined and started, QEMU as libvirt-qemu; console: guest -> vh0 0% loss (avg ${avg:-?} ms), host -> guest (avg ${havg:-?} ms); vm1 rx/tx $rx/$tx; nobody refused by mode 0600, root by allow-uid; vhostd restarted, guest back; destroyed, undefined, libvirtd exit 0"
+detail="$lvver: README's vm1.xml defined and started, QEMU as libvirt-qemu; console: guest -> vh0 0% loss (avg ${avg:-?} ms), host -> guest (avg ${havg:-?} ms); vm1 rx/tx $rx/$tx; nobody refused by mode 0600, root by allow-uid; vhostd restarted, guest back; destroyed, undefined, libvirtd exit 0${RETRIED}"
 if [ -z "$ERR" ]; then
 	result PASS "$detail"
 else
