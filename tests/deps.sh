@@ -7,7 +7,8 @@ set -euo pipefail
 PKGS=(build-essential clang libcmocka-dev libbpf-dev libxdp-dev libcap-dev libseccomp-dev libpcap-dev cppcheck
       qemu-system-x86 busybox-static iperf3 iperf iputils-ping iproute2
       cpio kmod socat procps psmisc jq ethtool tcpdump python3 dpdk-dev
-      openvswitch-switch)
+      openvswitch-switch
+      debhelper dpkg-dev lintian man-db systemd systemd-container)
 
 missing=()
 for p in "${PKGS[@]}"; do
