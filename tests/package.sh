@@ -151,6 +151,7 @@ if wanted pkg-install || wanted pkg-uninstall || wanted 'pkg-unit-*'; then
 	[ "$got" = "$EXPECT_LOCAL" ] ||
 		fail "installed files differ: $(diff <(echo "$EXPECT_LOCAL") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
 	grep -q '@[A-Z]*@' "$UNIT" 2>/dev/null && fail "unit keeps a placeholder: $(grep -m1 '@[A-Z]*@' "$UNIT")"
+	# shellcheck disable=SC2016 # the unit's literal $VHOSTD_OPTS
 	grep -qx 'ExecStart=/usr/local/sbin/vhostd $VHOSTD_OPTS' "$UNIT" ||
 		fail "ExecStart: $(grep ExecStart= "$UNIT")"
 	grep -qx 'EnvironmentFile=-/etc/default/vhostd' "$UNIT" ||
@@ -165,6 +166,7 @@ if wanted pkg-install || wanted pkg-uninstall || wanted 'pkg-unit-*'; then
 		 usr/lib/tmpfiles.d/vhostd.conf etc/default/vhostd; do
 		[ -e "$TMP/dest-usr/$f" ] || fail "PREFIX=/usr: no $f"
 	done
+	# shellcheck disable=SC2016 # the unit's literal $VHOSTD_OPTS
 	grep -qx 'ExecStart=/usr/sbin/vhostd $VHOSTD_OPTS' \
 		"$TMP/dest-usr/lib/systemd/system/vhostd.service" 2>/dev/null ||
 		fail "PREFIX=/usr: ExecStart not /usr/sbin/vhostd"
@@ -230,7 +232,7 @@ if [ "$DEB_WANTED" = 1 ]; then
 	fi
 	(cd "$TMP/src/vhostd" && dpkg-buildpackage -us -uc -b) >"$TMP/deb.log" 2>&1
 	rc=$?
-	DEB=$(ls "$TMP"/src/vhostd_*_*.deb 2>/dev/null | head -n 1)
+	DEB=$(find "$TMP/src" -maxdepth 1 -name 'vhostd_*_*.deb' | head -n 1)
 	if [ $rc != 0 ] || [ -z "$DEB" ]; then
 		fail "dpkg-buildpackage exit $rc: $(grep -m1 -iE 'error|unmet' "$TMP/deb.log")"
 		tail -n 20 "$TMP/deb.log" | sed 's/^/    | /'
@@ -306,9 +308,10 @@ if [ -z "$CAN_INSTALL" ] && { wanted pkg-deb-install || wanted pkg-run ||
 		fail "unit not enabled"
 	dpkg-query -W -f='${Conffiles}' vhostd | grep -q /etc/default/vhostd ||
 		fail "/etc/default/vhostd is no conffile"
-	systemd-analyze verify /lib/systemd/system/vhostd.service >"$TMP/verify-deb.log" 2>&1 &&
-		[ ! -s "$TMP/verify-deb.log" ] ||
+	if ! systemd-analyze verify /lib/systemd/system/vhostd.service \
+		>"$TMP/verify-deb.log" 2>&1 || [ -s "$TMP/verify-deb.log" ]; then
 		fail "systemd-analyze verify: $(head -n 2 "$TMP/verify-deb.log" | tr '\n' ' ')"
+	fi
 	wanted pkg-deb-install && finish pkg-deb-install \
 		"$v: --version, --help, ${MAN_EXCLUDED:+(man pages excluded by dpkg.cfg.d) }man -w, user, /run/vhostd, enabled, verify"
 	ERR=
@@ -328,8 +331,8 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-run; then
 	# AmbientCapabilities= and CapabilityBoundingSet= through setpriv,
 	# no_new_privs, ExecStart with /etc/default/vhostd's VHOSTD_OPTS, a
 	# tmpfs for RuntimeDirectory=, in a netns of its own for the TAP.
-	caps=$(unit_key AmbientCapabilities | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
-	bound=$(unit_key CapabilityBoundingSet | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+	caps=$(unit_key AmbientCapabilities | tr '[:upper:]' '[:lower:]' | sed 's/cap_/+/g; s/ /,/g')
+	bound=$(unit_key CapabilityBoundingSet | tr '[:upper:]' '[:lower:]' | sed 's/cap_/+/g; s/ /,/g')
 	exe=$(unit_key ExecStart | sed 's/ .*//')
 	cat >"$TMP/run.sh" <<-EOF
 	#!/bin/bash
@@ -356,7 +359,7 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-run; then
 	ip netns add "$NS" && NS_MADE=1
 	timeout 30 ip netns exec "$NS" unshare -m --propagation private bash "$TMP/run.sh"
 	uid=$(id -u vhostd)
-	grep -q "^Uid:[[:space:]]*$uid[[:space:]]" "$TMP/run-status" 2>/dev/null || fail "not uid $uid: $(grep Uid "$TMP/run-status" 2>/dev/null)"
+	grep -q "^Uid:[[:space:]]*${uid}[[:space:]]" "$TMP/run-status" 2>/dev/null || fail "not uid $uid: $(grep Uid "$TMP/run-status" 2>/dev/null)"
 	grep -qE '^CapEff:[[:space:]]*0+$|^CapEff:[[:space:]]*0*8000000000$' "$TMP/run-status" 2>/dev/null ||
 		fail "capabilities left: $(grep CapEff "$TMP/run-status" 2>/dev/null)"
 	grep -q '^NoNewPrivs:[[:space:]]*1' "$TMP/run-status" 2>/dev/null || fail "no no_new_privs"
@@ -367,7 +370,9 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-run; then
 	grep -q '/run/vhostd/vm1.sock vhostd 660' "$TMP/run-stat" 2>/dev/null ||
 		fail "socket: $(cat "$TMP/run-stat" 2>/dev/null)"
 	[ "$(cat "$TMP/run-rc" 2>/dev/null)" = 0 ] || fail "exit status $(cat "$TMP/run-rc" 2>/dev/null) on SIGTERM"
-	[ -e "$TMP/run-left" ] && [ ! -s "$TMP/run-left" ] || fail "left in /run/vhostd: $(cat "$TMP/run-left" 2>/dev/null)"
+	if [ ! -e "$TMP/run-left" ] || [ -s "$TMP/run-left" ]; then
+		fail "left in /run/vhostd: $(cat "$TMP/run-left" 2>/dev/null)"
+	fi
 	[ -n "$ERR" ] && sed 's/^/    vhostd: /' "$TMP/run-vhostd.log" | tail -n 8
 	finish pkg-run "uid vhostd, caps $caps then none, ctl + vhost-user + TAP, exit 0"
 	ip netns del "$NS" 2>/dev/null
@@ -424,6 +429,7 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 		# The host's / bound without its submounts and read-only, in a
 		# mount namespace of its own: the container sees the installed
 		# package and can change nothing of this machine.
+		# shellcheck disable=SC2016 # expanded by the inner bash
 		timeout 120 unshare -m --propagation private bash -c '
 			mount --bind / "$1" && mount -o remount,bind,ro "$1" &&
 			exec systemd-nspawn --register=no --keep-unit -q -D "$1" \
@@ -442,7 +448,7 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 			uid=$(id -u vhostd)
 			grep -qx 'ActiveState=active' "$O/show" || fail "vhostd.service not active: $(tr '\n' ' ' <"$O/show")"
 			grep -qx 'User=vhostd' "$O/show" || fail "not User=vhostd"
-			grep -q "^Uid:[[:space:]]*$uid[[:space:]]" "$O/status" || fail "not uid $uid"
+			grep -q "^Uid:[[:space:]]*${uid}[[:space:]]" "$O/status" || fail "not uid $uid"
 			grep -qE '^CapEff:[[:space:]]*0+$|^CapEff:[[:space:]]*0*8000000000$' "$O/status" ||
 				fail "capabilities left: $(grep CapEff "$O/status")"
 			grep -q '^NoNewPrivs:[[:space:]]*1' "$O/status" || fail "no no_new_privs"
@@ -457,8 +463,8 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 			grep -q '"ok":true' "$O/portadd" || fail "port add: $(cat "$O/portadd")"
 			grep -q '^vh0 ' "$O/link" || fail "no TAP vh0"
 			grep -q 'a steered queue per guest' "$O/journal" || fail "TAP without eBPF steering"
-			grep -qx 'Result=success' "$O/stopped" && grep -qx 'ExecMainStatus=0' "$O/stopped" ||
-				fail "stop: $(tr '\n' ' ' <"$O/stopped")"
+			grep -qx 'Result=success' "$O/stopped" || fail "stop: $(tr '\n' ' ' <"$O/stopped")"
+			grep -qx 'ExecMainStatus=0' "$O/stopped" || fail "exit: $(tr '\n' ' ' <"$O/stopped")"
 			grep -q 'No such file' "$O/rundir" || fail "/run/vhostd after stop: $(cat "$O/rundir")"
 			grep -q '^/var/lib/vhostd/state vhostd' "$O/state" || fail "--state: $(cat "$O/state")"
 			s=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' "$O/security")
