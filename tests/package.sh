@@ -428,18 +428,23 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 		chmod 755 "$N/out/check.sh"
 		# The host's / bound without its submounts and read-only, in a
 		# mount namespace of its own: the container sees the installed
-		# package and can change nothing of this machine.
+		# package and can change nothing of this machine.  Where systemd
+		# is PID 1 here, nspawn asks it for a scope of its own; where it
+		# is not, it runs in the cgroup it was started in.
+		scope=(--register=no --keep-unit)
+		[ -d /run/systemd/system ] && scope=(--register=no)
 		# shellcheck disable=SC2016 # expanded by the inner bash
 		timeout 120 unshare -m --propagation private bash -c '
-			mount --bind / "$1" && mount -o remount,bind,ro "$1" &&
-			exec systemd-nspawn --register=no --keep-unit -q -D "$1" \
+			mount --bind / "$1" && mount -o remount,bind,ro "$1" || exit 1
+			d=$1 n=$2; shift 2
+			exec systemd-nspawn "$@" -q -D "$d" \
 				--volatile=state --private-network \
 				--capability=CAP_BPF,CAP_NET_ADMIN --system-call-filter=bpf \
-				--bind="$2/out:/run/out" \
-				--bind-ro="$2/check.service:/run/systemd/system/check.service" \
-				--bind-ro="$2/default:/etc/default/vhostd" \
+				--bind="$n/out:/run/out" \
+				--bind-ro="$n/check.service:/run/systemd/system/check.service" \
+				--bind-ro="$n/default:/etc/default/vhostd" \
 				-b -- systemd.unit=multi-user.target systemd.wants=check.service
-			' nspawn "$N/root" "$N" >"$N/boot.log" 2>&1
+			' nspawn "$N/root" "$N" "${scope[@]}" >"$N/boot.log" 2>&1
 		rc=$?
 		O=$N/out
 		if [ ! -e "$O/show" ]; then
