@@ -13,8 +13,9 @@
 #   make fuzz       libFuzzer harnesses (clang, ASan+UBSan)
 #   make WERROR=1   warnings are errors (CI)
 #   make install    vhostd, vhostctl, man pages, the systemd unit, its
-#                   sysusers.d/tmpfiles.d entries and /etc/default/vhostd
-#                   under DESTDIR/PREFIX (doc/operations.md, "Installing")
+#                   sysusers.d/tmpfiles.d entries, /etc/default/vhostd and
+#                   /etc/vhostd/vhostd.conf under DESTDIR/PREFIX
+#                   (doc/operations.md, "Installing")
 #   make uninstall  the same files removed
 
 CC	?= cc
@@ -148,32 +149,33 @@ INSTALL_FILES = \
 	$(SYSTEMDUNITDIR)/vhostd.service:$(O)/vhostd.service:644 \
 	$(SYSUSERSDIR)/vhostd.conf:contrib/systemd/vhostd.sysusers:644 \
 	$(TMPFILESDIR)/vhostd.conf:contrib/systemd/vhostd.tmpfiles:644
-CONFIG_FILE = $(SYSCONFDIR)/default/vhostd
+# The configuration: installed only where there is none (an edited one
+# stays), removed by uninstall only while it is the one shipped.
+CONFIG_FILES = \
+	$(SYSCONFDIR)/default/vhostd:contrib/default/vhostd \
+	$(SYSCONFDIR)/vhostd/vhostd.conf:contrib/vhostd.conf
 
-# The configuration is installed only where there is none: an edited one
-# stays.  uninstall removes it only while it is the one shipped.
 install: $(O)/vhostd $(O)/vhostctl $(O)/vhostd.service
 	@set -e; for f in $(INSTALL_FILES); do \
 		dst=$${f%%:*}; rest=$${f#*:}; \
 		echo "install $(DESTDIR)$$dst"; \
 		install -D -m $${rest#*:} $${rest%:*} "$(DESTDIR)$$dst"; \
 	done
-	@if [ -e "$(DESTDIR)$(CONFIG_FILE)" ]; then \
-		echo "keep $(DESTDIR)$(CONFIG_FILE)"; \
-	else \
-		echo "install $(DESTDIR)$(CONFIG_FILE)"; \
-		install -D -m 644 contrib/default/vhostd "$(DESTDIR)$(CONFIG_FILE)"; \
-	fi
+	@set -e; for f in $(CONFIG_FILES); do \
+		dst="$(DESTDIR)$${f%%:*}"; \
+		if [ -e "$$dst" ]; then echo "keep $$dst"; \
+		else echo "install $$dst"; install -D -m 644 $${f#*:} "$$dst"; fi; \
+	done
 
 uninstall:
 	@for f in $(INSTALL_FILES); do \
 		echo "rm $(DESTDIR)$${f%%:*}"; rm -f "$(DESTDIR)$${f%%:*}"; \
 	done
-	@if cmp -s contrib/default/vhostd "$(DESTDIR)$(CONFIG_FILE)"; then \
-		echo "rm $(DESTDIR)$(CONFIG_FILE)"; rm -f "$(DESTDIR)$(CONFIG_FILE)"; \
-	elif [ -e "$(DESTDIR)$(CONFIG_FILE)" ]; then \
-		echo "keep $(DESTDIR)$(CONFIG_FILE) (edited)"; \
-	fi
+	@for f in $(CONFIG_FILES); do \
+		dst="$(DESTDIR)$${f%%:*}"; \
+		if cmp -s $${f#*:} "$$dst"; then echo "rm $$dst"; rm -f "$$dst"; \
+		elif [ -e "$$dst" ]; then echo "keep $$dst (edited)"; fi; \
+	done
 
 clean:
 	rm -rf $(O)
