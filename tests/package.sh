@@ -2,27 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tests/package.sh - make install, the systemd unit, the Debian package
 #
-#   source tree --make install DESTDIR--> $TMP/dest   file list, uninstall
-#        |                                  |
-#        |                                  +-- vhostd.service: systemd-analyze
-#        |                                      verify, security <= SECURITY_MAX
+#   source tree --make install DESTDIR--> $TMP/dest    file list, uninstall
+#        |                                   |
+#        |                                   +-- vhostd.service: systemd-analyze
+#        |                                       verify, security <= SECURITY_MAX
 #        +--copy--> $TMP/src --dpkg-buildpackage--> vhostd_*.deb --> lintian
-#                                                       |
-#                                                    dpkg -i (this machine)
-#                                                       |
-#        +----------------------------------------------+-------------+
-#        | pkg-run: netns + mount ns (tmpfs /run/vhostd)  | pkg-service: the  |
-#        |  setpriv as the unit's User=, Ambient/Bounding| host's / read-only |
-#        |  capabilities, no_new_privs; ExecStart with   | booted by systemd  |
-#        |  /etc/default/vhostd's VHOSTD_OPTS + ports    | in systemd-nspawn: |
-#        |  <-- vhostctl                                 | vhostd.service for |
-#        +-----------------------------------------------+ real <-- vdrv, ctl |
-#                                                       |
-#                                                    dpkg --purge: nothing left
+#                                                        |
+#                                               dpkg -i (this machine)
+#                                                        |
+#        +------------------------------------------+----------------------------+
+#        | pkg-run: a netns + a mount ns (tmpfs on  | pkg-service: systemd boots |
+#        | /run/vhostd); setpriv as the unit's      | this machine's / read-only |
+#        | User=, capabilities, no_new_privs; its   | in nspawn and starts       |
+#        | ExecStart, VHOSTD_OPTS (--config), ports | vhostd.service itself      |
+#        |        <-- vhostctl                      | <-- vdrv, ctl, reload      |
+#        +------------------------------------------+----------------------------+
+#                                                        |
+#                                               dpkg --purge: nothing left
 #
 #   pkg-install      make install DESTDIR: exactly the expected files, modes,
 #                    the unit's @...@ substituted; PREFIX=/usr moves them;
 #                    an edited /etc/default/vhostd survives install/uninstall
+#                    (the unedited /etc/vhostd/vhostd.conf does not)
 #   pkg-uninstall    make uninstall: no file or link left under DESTDIR
 #   pkg-unit-verify  systemd-analyze verify of the installed unit (its
 #                    ExecStart pointed at the DESTDIR binary)
@@ -44,9 +45,11 @@
 #                    vhostd.service itself: user vhostd, no capability
 #                    left, both filters; a vdrv guest pings another
 #                    through it, a socket handed to nobody (CAP_CHOWN), a
-#                    TAP with eBPF steering, port add, --state under
-#                    /var/lib/vhostd, the online security score; stop:
-#                    success, /run/vhostd removed.  SKIP without nspawn
+#                    TAP with eBPF steering, port add, a port added to
+#                    /etc/vhostd/vhostd.conf and `systemctl reload`,
+#                    --state under /var/lib/vhostd, the online security
+#                    score; stop: success, /run/vhostd removed.  SKIP
+#                    without nspawn
 #   pkg-purge        dpkg --purge: every file of the package gone, the
 #                    conffile, the enable link, /var/lib/vhostd
 #
@@ -132,6 +135,7 @@ le() {
 
 # The files make install puts under DESTDIR with its defaults.
 EXPECT_LOCAL="etc/default/vhostd 644
+etc/vhostd/vhostd.conf 644
 usr/local/bin/vhostctl 755
 usr/local/lib/systemd/system/vhostd.service 644
 usr/local/lib/sysusers.d/vhostd.conf 644
@@ -163,7 +167,7 @@ if wanted pkg-install || wanted pkg-uninstall || wanted 'pkg-unit-*'; then
 		SYSTEMDUNITDIR=/lib/systemd/system >/dev/null 2>&1 || fail "make install PREFIX=/usr"
 	for f in usr/sbin/vhostd usr/bin/vhostctl usr/share/man/man8/vhostd.8 \
 		 lib/systemd/system/vhostd.service usr/lib/sysusers.d/vhostd.conf \
-		 usr/lib/tmpfiles.d/vhostd.conf etc/default/vhostd; do
+		 usr/lib/tmpfiles.d/vhostd.conf etc/default/vhostd etc/vhostd/vhostd.conf; do
 		[ -e "$TMP/dest-usr/$f" ] || fail "PREFIX=/usr: no $f"
 	done
 	# shellcheck disable=SC2016 # the unit's literal $VHOSTD_OPTS
@@ -241,7 +245,7 @@ if [ "$DEB_WANTED" = 1 ]; then
 		for f in ./usr/sbin/vhostd ./usr/bin/vhostctl ./usr/share/man/man8/vhostd.8.gz \
 			 ./usr/share/man/man8/vhostctl.8.gz ./lib/systemd/system/vhostd.service \
 			 ./usr/lib/sysusers.d/vhostd.conf ./usr/lib/tmpfiles.d/vhostd.conf \
-			 ./etc/default/vhostd; do
+			 ./etc/default/vhostd ./etc/vhostd/vhostd.conf; do
 			grep -qx "$f" <<<"$files" || fail "the .deb lacks $f"
 		done
 		grep -q 'PASSED' "$TMP/deb.log" || fail "dh_auto_test ran no unit test"
@@ -306,8 +310,10 @@ if [ -z "$CAN_INSTALL" ] && { wanted pkg-deb-install || wanted pkg-run ||
 		fail "/run/vhostd not made for vhostd (tmpfiles)"
 	[ -L /etc/systemd/system/multi-user.target.wants/vhostd.service ] ||
 		fail "unit not enabled"
-	dpkg-query -W -f='${Conffiles}' vhostd | grep -q /etc/default/vhostd ||
-		fail "/etc/default/vhostd is no conffile"
+	for f in /etc/default/vhostd /etc/vhostd/vhostd.conf; do
+		dpkg-query -W -f='${Conffiles}' vhostd | grep -q "$f" ||
+			fail "$f is no conffile"
+	done
 	if ! systemd-analyze verify /lib/systemd/system/vhostd.service \
 		>"$TMP/verify-deb.log" 2>&1 || [ -s "$TMP/verify-deb.log" ]; then
 		fail "systemd-analyze verify: $(head -n 2 "$TMP/verify-deb.log" | tr '\n' ' ')"
@@ -386,8 +392,16 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 		N=$TMP/ns
 		mkdir -p "$N/out" "$N/root"
 		cp "$BUILD/tests/vdrv_tool" "$N/out/"
-		echo 'VHOSTD_OPTS="--ctl /run/vhostd/ctl.sock --state /var/lib/vhostd/state --port vhost-user,path=/run/vhostd/vm1.sock,name=vm1 --port vhost-user,path=/run/vhostd/vm2.sock,name=vm2,owner=nobody,mode=0600 --port tap,ifname=vh0,name=host"' \
-			>"$N/default"
+		# The package's /etc/default/vhostd (--config) with this file
+		# bound over /etc/vhostd/vhostd.conf, writable: check.sh adds a
+		# port to it and reloads.
+		cat >"$N/out/vhostd.conf" <<-'EOF'
+		ctl /run/vhostd/ctl.sock
+		state /var/lib/vhostd/state
+		port vhost-user,path=/run/vhostd/vm1.sock,name=vm1
+		port vhost-user,path=/run/vhostd/vm2.sock,name=vm2,owner=nobody,mode=0600
+		port tap,ifname=vh0,name=host
+		EOF
 		cat >"$N/check.service" <<-'EOF'
 		[Unit]
 		Description=tests/package.sh: vhostd.service checked from inside
@@ -416,6 +430,10 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 		echo $? >pinger-rc
 		kill $!
 		vhostctl port add vhost-user,path=/run/vhostd/vm3.sock,name=vm3 >portadd 2>&1
+		echo 'port vhost-user,path=/run/vhostd/vm4.sock,name=vm4' >>/etc/vhostd/vhostd.conf
+		systemctl reload vhostd.service
+		for i in $(seq 100); do [ -S /run/vhostd/vm4.sock ] && break; sleep 0.05; done
+		vhostctl ports >reloaded 2>&1
 		ip -br link show vh0 >link 2>&1
 		systemd-analyze security vhostd.service >security 2>&1
 		systemctl stop vhostd.service
@@ -442,7 +460,7 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 				--capability=CAP_BPF,CAP_NET_ADMIN --system-call-filter=bpf \
 				--bind="$n/out:/run/out" \
 				--bind-ro="$n/check.service:/run/systemd/system/check.service" \
-				--bind-ro="$n/default:/etc/default/vhostd" \
+				--bind="$n/out/vhostd.conf:/etc/vhostd/vhostd.conf" \
 				-b -- systemd.unit=multi-user.target systemd.wants=check.service
 			' nspawn "$N/root" "$N" "${scope[@]}" >"$N/boot.log" 2>&1
 		rc=$?
@@ -466,6 +484,9 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 				fail "vhostctl ports: $(head -c 200 "$O/ports")"
 			[ "$(cat "$O/pinger-rc")" = 0 ] || fail "pinger: $(cat "$O/pinger")"
 			grep -q '"ok":true' "$O/portadd" || fail "port add: $(cat "$O/portadd")"
+			[ "$(jq -r '[.ports[].name] | join(",")' "$O/reloaded" 2>/dev/null)" = vm1,vm2,host,vm3,vm4 ] ||
+				fail "after systemctl reload: $(jq -c '[.ports[].name]' "$O/reloaded" 2>&1)"
+			grep -q 'reload: 1 added, 0 removed' "$O/journal" || fail "no reload line in the journal"
 			grep -q '^vh0 ' "$O/link" || fail "no TAP vh0"
 			grep -q 'a steered queue per guest' "$O/journal" || fail "TAP without eBPF steering"
 			grep -qx 'Result=success' "$O/stopped" || fail "stop: $(tr '\n' ' ' <"$O/stopped")"
