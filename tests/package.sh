@@ -160,7 +160,7 @@ if wanted pkg-install || wanted pkg-uninstall || wanted 'pkg-unit-*'; then
 		fail "ExecStart: $(grep ExecStart= "$UNIT")"
 	grep -qx 'EnvironmentFile=-/etc/default/vhostd' "$UNIT" ||
 		fail "EnvironmentFile: $(grep EnvironmentFile= "$UNIT")"
-	"$DEST/usr/local/sbin/vhostd" --version 2>&1 | grep -q '^vhostd ' ||
+	grep -q '^vhostd ' <<<"$("$DEST/usr/local/sbin/vhostd" --version 2>&1)" ||
 		fail "installed vhostd --version"
 	# PREFIX moves everything but the configuration.
 	make -s -C "$ROOT" O="$BUILD" install DESTDIR="$TMP/dest-usr" PREFIX=/usr \
@@ -278,7 +278,7 @@ fi
 CAN_INSTALL=
 if [ "$(id -u)" != 0 ]; then
 	CAN_INSTALL="needs root"
-elif dpkg-query -W -f='${Status}' vhostd 2>/dev/null | grep -q installed; then
+elif grep -q installed <<<"$(dpkg-query -W -f='${Status}' vhostd 2>/dev/null)"; then
 	CAN_INSTALL="a vhostd package is installed already"
 elif [ -z "$DEB" ]; then
 	CAN_INSTALL="no .deb built"
@@ -297,7 +297,9 @@ if [ -z "$CAN_INSTALL" ] && { wanted pkg-deb-install || wanted pkg-run ||
 	v=$(dpkg-deb -f "$DEB" Version)
 	[ "$(/usr/sbin/vhostd --version 2>&1)" = "vhostd $v" ] ||
 		fail "vhostd --version: '$(/usr/sbin/vhostd --version 2>&1)', package $v"
-	/usr/sbin/vhostd --help 2>&1 | grep -q -- '--port' || fail "vhostd --help"
+	# Not "| grep -q" under pipefail: grep's early exit would make
+	# vhostd's last write fail with SIGPIPE, now and then.
+	grep -q -- '--port' <<<"$(/usr/sbin/vhostd --help 2>&1)" || fail "vhostd --help"
 	/usr/bin/vhostctl --help >/dev/null 2>&1 || fail "vhostctl --help"
 	if [ -z "$MAN_EXCLUDED" ]; then
 		for m in vhostd vhostctl; do
@@ -311,7 +313,7 @@ if [ -z "$CAN_INSTALL" ] && { wanted pkg-deb-install || wanted pkg-run ||
 	[ -L /etc/systemd/system/multi-user.target.wants/vhostd.service ] ||
 		fail "unit not enabled"
 	for f in /etc/default/vhostd /etc/vhostd/vhostd.conf; do
-		dpkg-query -W -f='${Conffiles}' vhostd | grep -q "$f" ||
+		grep -q "$f" <<<"$(dpkg-query -W -f='${Conffiles}' vhostd)" ||
 			fail "$f is no conffile"
 	done
 	if ! systemd-analyze verify /lib/systemd/system/vhostd.service \
@@ -504,7 +506,7 @@ fi
 if [ "$INSTALLED" = 1 ] && wanted pkg-purge; then
 	DEBIAN_FRONTEND=noninteractive dpkg --purge vhostd >"$TMP/purge.log" 2>&1 ||
 		fail "dpkg --purge: $(tail -n 1 "$TMP/purge.log")"
-	dpkg-query -W -f='${Status}' vhostd 2>/dev/null | grep -q 'ok installed' &&
+	grep -q 'ok installed' <<<"$(dpkg-query -W -f='${Status}' vhostd 2>/dev/null)" &&
 		fail "still installed"
 	while IFS= read -r f; do
 		[ -d "$f" ] && continue		# /usr, /etc/default...: shared
