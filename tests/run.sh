@@ -137,6 +137,10 @@ step soak tests/soak/run.sh "${SOAK_SECONDS:-30}"
 step mutants tests/mutants/run.sh --ci
 # ThreadSanitizer over the unit and integration suites (its own build).
 step tsan tests/tsan.sh
+# make install/uninstall, the systemd unit (verify, security score), the
+# .deb built, lintian, installed, run as the unit runs it and under
+# systemd in systemd-nspawn, purged.
+step package tests/package.sh
 if [ -z "${SKIP_GUEST:-}" ]; then
 	step guest-setup tests/guest/setup.sh
 	step guest-e2e tests/guest/e2e.sh
