@@ -92,7 +92,7 @@ $(O)/libvdrv.a: $(VDRV_OBJS)
 # the static library: that one object, not libpcap's dependencies (dbus,
 # systemd), in the daemon.  vhostctl compiles the filters with the shared
 # libpcap.
-DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp -Wl,-Bstatic -lpcap -Wl,-Bdynamic
+DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp -lsystemd -Wl,-Bstatic -lpcap -Wl,-Bdynamic
 
 $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
