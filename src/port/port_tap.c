@@ -107,6 +107,10 @@ struct tap_queue {
  *		per queue pair of the port, in pair order (control)
  * @flows:	scratch for one port's flow table (control)
  * @steer:	the steering program's maps (control)
+ * @gone:	a read said EBADFD: the interface was deleted under us
+ *		(ip link del, its namespace removed); set by a worker,
+ *		acted on by tap_timer() (atomic)
+ * @gone_seen:	tap_timer() took the queues out of the workers (control)
  */
 struct tap_priv {
 	int fd;
@@ -121,6 +125,8 @@ struct tap_priv {
 	uint8_t port_pairs[PORT_IDX_MAX];
 	uint8_t flows[PORT_FLOWS];
 	struct tap_steer steer;
+	bool gone;
+	bool gone_seen;
 };
 
 /**
@@ -635,7 +641,26 @@ static void tap_close(struct port *p)
  */
 static void tap_timer(struct port *p)
 {
-	tap_mq_update(p, p->priv);
+	struct tap_priv *t = p->priv;
+	unsigned int i;
+
+	/* The interface is gone: its fds report an error forever, which
+	 * would keep a worker polling them.  Out of the workers, port down;
+	 * the port stays listed (and counted) until removed.
+	 */
+	if (unlikely(__atomic_load_n(&t->gone, __ATOMIC_RELAXED)) &&
+	    !t->gone_seen) {
+		for (i = 0; i < t->nq; i++)
+			port_src_del(p, i);
+		port_set_up(p, false);
+		t->gone_seen = true;
+		err("tap %s: the interface is gone (deleted, or its network "
+		    "namespace removed): port %s is down; remove it with "
+		    "vhostctl port del %s", t->ifname, p->name, p->name);
+		return;
+	}
+	if (!t->gone_seen)
+		tap_mq_update(p, t);
 }
 
 /**
@@ -673,6 +698,9 @@ static unsigned int tap_read_burst(struct port *p, struct tap_priv *t,
 				continue;	/* bounded by @max */
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
 				ioerr++;
+			if (errno == EBADFD)
+				__atomic_store_n(&t->gone, true,
+						 __ATOMIC_RELAXED);
 			turn->dry = true;
 			break;
 		}
@@ -740,6 +768,11 @@ static ssize_t tap_lend_read(struct port_reader *rd, const struct iovec *iov,
 	} while (r < 0 && errno == EINTR && ++tries < 3);
 	if (r >= 0)
 		return r;
+	if (errno == EBADFD) {
+		struct tap_priv *t = q->port->priv;
+
+		__atomic_store_n(&t->gone, true, __ATOMIC_RELAXED);
+	}
 	return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 }
 

@@ -36,6 +36,10 @@
 #                   warning; no seccomp kill in the ASan build, which
 #                   allows open()); the TAP port removed (interface
 #                   gone) and refused when added back
+#   portctl-tap-gone the TAP's interface deleted under a running vhostd
+#                   (ip link del): the port goes down with one line
+#                   instead of a worker spinning on EBADFD; the guests go
+#                   on; port del removes it
 #   portctl-state   --state: vu1 with counters and a MAC removed, vhostd
 #                   killed (SIGKILL) at once and restarted with vu1 on
 #                   its command line: vu1 comes back empty, not with the
@@ -388,6 +392,37 @@ if wanted portctl-tap; then
 		grep -q "seccomp: syscall" "$TMP/vhostd.log" &&
 			fail "$(grep -m1 'seccomp: syscall' "$TMP/vhostd.log")"
 		done_test portctl-tap "vm9 added next to a multi-queue TAP: 3/3 kernel pings, no tun queue attached (bounce path), no seccomp kill; the TAP removed and refused back"
+	fi
+fi
+
+# ---- portctl-tap-gone -----------------------------------------------------
+if wanted portctl-tap-gone; then
+	# shellcheck disable=SC2119 # no argument: IPv6 off
+	if ! netns_setup; then
+		no_netns portctl-tap-gone
+	else
+		ERR=
+		start_vhostd ip netns exec "$NS" -- 2 \
+			--port tap,ifname=vhpctap1,name=tap1 ||
+			fail "vhostd did not start"
+		tap_up vhpctap1 198.18.4.1/24 || fail "no vhpctap1"
+		ab_start
+		# The interface deleted under vhostd: its fds fail with EBADFD
+		# from then on, which must not keep a worker spinning.
+		ip -n "$NS" link del vhpctap1 || fail "cannot delete vhpctap1"
+		sleep 2.5
+		c0=$(awk '{ print $14 + $15 }' "/proc/$VPID/stat")
+		sleep 2
+		c1=$(awk '{ print $14 + $15 }' "/proc/$VPID/stat")
+		ticks=$((c1 - c0))
+		[ $ticks -le 20 ] || fail "vhostd used $ticks ticks in 2 s after the TAP went (spinning)"
+		[ "$(ctr tap1 .up)" = false ] || fail "tap1 still up"
+		grep -q "tap vhpctap1: the interface is gone" "$TMP/vhostd.log" ||
+			fail "no 'the interface is gone' line"
+		ping_a 20 || fail "A -> B after the TAP went: $(cat "$TMP/a.out")"
+		del tap1
+		reap "$BPID"
+		done_test portctl-tap-gone "the TAP's interface deleted under vhostd: port down within 1 s, one line, $ticks CPU ticks in the 2 s after; A still pings B; port del tap1 works"
 	fi
 fi
 
