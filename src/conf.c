@@ -283,7 +283,7 @@ static const struct port_opt conf_common_opts[] = {
 	{ .key = "rx-burst", .type = PORT_OPT_SIZE, .flags = PORT_OPT_COMMON,
 	  PORT_OPT_AT(struct port_spec, rx_burst), .min = RATE_BURST_MIN,
 	  .max = RATE_BURST_MAX,
-	  .help = "BYTES: rx-rate's burst (default 10 ms of it, >= 64K)" },
+	  .help = "BYTES: rx-rate's burst (default 25 ms of it, >= 64K)" },
 	{ .key = "tx-rate", .type = PORT_OPT_RATE, .flags = PORT_OPT_COMMON,
 	  PORT_OPT_AT(struct port_spec, tx_rate), .def = PORT_RATE_UNSET,
 	  .min = RATE_MIN_BPS, .max = RATE_MAX_BPS,
@@ -292,7 +292,7 @@ static const struct port_opt conf_common_opts[] = {
 	{ .key = "tx-burst", .type = PORT_OPT_SIZE, .flags = PORT_OPT_COMMON,
 	  PORT_OPT_AT(struct port_spec, tx_burst), .min = RATE_BURST_MIN,
 	  .max = RATE_BURST_MAX,
-	  .help = "BYTES: tx-rate's burst (default 10 ms of it, >= 64K)" },
+	  .help = "BYTES: tx-rate's burst (default 25 ms of it, >= 64K)" },
 };
 
 #define CONF_OPT_COMMON_BIT	32	/* given-bit of conf_common_opts[0] */

@@ -27,8 +27,9 @@ static uint64_t rate_cost(uint64_t fs, uint64_t bytes)
  * Return: RATE_BURST_MS of traffic at @bps, at least RATE_BURST_MIN
  *
  * A worker that sleeps while a source is held back wakes a millisecond
- * or two late (epoll_wait()'s resolution, timer slack): a burst of 10 ms
- * keeps that lateness from lowering the rate.
+ * or more late (epoll_wait()'s resolution, timer slack, a loaded host);
+ * it wakes with half the burst to spend, so a burst of 25 ms keeps up to
+ * ~12 ms of lateness from lowering the rate.
  */
 uint64_t rate_default_burst(uint64_t bps)
 {
@@ -134,14 +135,18 @@ void rate_charge(struct rate *r, uint64_t now, uint64_t bytes)
  * @r:		bucket, on
  * @now:	clock, ns
  * @len:	its bytes
+ * @slack:	how many tolerances of debt may stand before it (1: the
+ *		burst, the policer; more: the room a held-back source's
+ *		frames in flight need, RATE_SLACK)
  * Return: true if it may pass
  *
  * Context: any worker; lock-free.
  */
-bool rate_admit(struct rate *r, uint64_t now, uint32_t len)
+bool rate_admit(struct rate *r, uint64_t now, uint32_t len,
+		unsigned int slack)
 {
 	uint64_t fs = __atomic_load_n(&r->fs_per_byte, __ATOMIC_ACQUIRE);
-	uint64_t tol = __atomic_load_n(&r->tol_ns, __ATOMIC_RELAXED);
+	uint64_t tol = __atomic_load_n(&r->tol_ns, __ATOMIC_RELAXED) * slack;
 	uint64_t tat = __atomic_load_n(&r->tat_ns, __ATOMIC_RELAXED), t;
 
 	if (!fs)

@@ -18,9 +18,13 @@
  *   rate_wait() has passed -- the guest's TCP sees a slow link, not
  *   loss.  A turn is given at most rate_room() bytes (ports that can
  *   stop by bytes do; the last frame may overshoot, charged after).
- * - the frames delivered to a port (tx=, a guest's receive): by counted
- *   drops (rate_admit() per frame), since the sources are many and some
- *   (a TAP, the wire) cannot be held back by this port.
+ * - the frames delivered to a port (tx=, a guest's receive): admitted
+ *   per frame (rate_admit()), and the sources that sent them held back
+ *   as for rx= while the bucket is past its tolerance (switch.c): a
+ *   sender's TCP meets a slow link, not a policer.  A frame is dropped
+ *   (counted) only when the debt reaches RATE_SLACK tolerances: what a
+ *   held source had in flight fits below that, a source that cannot be
+ *   held (or many at once) does not.
  *
  * A bucket is off (rate 0) unless configured; an off bucket costs the
  * datapath one load and a branch.
@@ -35,8 +39,9 @@
 #define RATE_MAX_BPS		10000000000000ULL	/* 10 Tbit/s */
 #define RATE_BURST_MIN		(64U * 1024)	/* one GSO frame passes */
 #define RATE_BURST_MAX		(1ULL << 32)	/* 4 GiB */
-#define RATE_BURST_MS		10	/* default: 10 ms at the rate */
+#define RATE_BURST_MS		25	/* default: 25 ms at the rate */
 #define RATE_FS_PER_NS		1000000ULL
+#define RATE_SLACK		4	/* tolerances of debt before tx= drops */
 
 /**
  * enum rate_dir - which way a limit applies, as a port's counters say it
@@ -77,14 +82,16 @@ struct rate {
  * rate_wait()		ns until half the burst may pass again (0: now).
  * rate_charge()	account @bytes that passed (may run into debt).
  * rate_admit()		one frame of @len bytes: admitted and charged, or
- *			refused (nothing charged).
+ *			refused (nothing charged) once the debt reaches
+ *			@slack tolerances.
  */
 void rate_set(struct rate *r, uint64_t bps, uint64_t burst, uint64_t now);
 uint64_t rate_default_burst(uint64_t bps);
 int64_t rate_room(const struct rate *r, uint64_t now);
 uint64_t rate_wait(const struct rate *r, uint64_t now);
 void rate_charge(struct rate *r, uint64_t now, uint64_t bytes);
-bool rate_admit(struct rate *r, uint64_t now, uint32_t len);
+bool rate_admit(struct rate *r, uint64_t now, uint32_t len,
+		unsigned int slack);
 
 /**
  * rate_on() - whether a limit is configured

@@ -64,6 +64,8 @@ _Static_assert(SWITCH_PORTS_MAX <= FDB_PORTS,
  * @mac:	the MAC the port is locked to, if @locked
  * @locked:	only frames from @mac are accepted (static FDB entry)
  * @rate:	rx= and tx= rate limits (rate.h), indexed by enum rate_dir
+ * @hold_ns:	the port's sources get no turn before this (clock, ns; 0:
+ *		none): it sent into a tx= limit past its tolerance
  *
  * Written by the control thread before the port is in use; then only
  * @storm and @rate change (atomically, storm.h, rate.h; @rate's settings
@@ -72,6 +74,7 @@ _Static_assert(SWITCH_PORTS_MAX <= FDB_PORTS,
 struct switch_l2 {
 	struct storm storm;
 	struct rate rate[RATE_DIRS];
+	uint64_t hold_ns;
 	uint8_t mac[ETH_ALEN];
 	bool locked;
 };
@@ -148,6 +151,7 @@ static int switch_l2_init(unsigned int idx, const struct port_spec *spec)
 	fdb_flush_port(&sw.fdb, (uint16_t)idx);
 	fdb_set_max(&sw.fdb, (uint16_t)idx, spec->max_macs);
 	rate_set(&l2->rate[RATE_RX], spec->rx_rate, spec->rx_burst, now_ns());
+	__atomic_store_n(&l2->hold_ns, 0, __ATOMIC_RELAXED);
 	rate_set(&l2->rate[RATE_TX], spec->tx_rate, spec->tx_burst, now_ns());
 	l2->locked = spec->has_mac;
 	memcpy(l2->mac, spec->mac, ETH_ALEN);
@@ -465,27 +469,72 @@ void switch_inject(struct port *src, struct pkt *pkt)
 /**
  * switch_rate_admit() - the frames of a burst that @p's tx= limit admits
  * @p:		destination port, its tx= limit on
+ * @src:	the port they came from
  * @pkts:	the burst for it, compacted in place
  * @n:		frames in it
  *
- * Each frame is admitted or dropped on its own (rate.h): a small frame
- * may pass where a big one did not.  Drops are counted on @p as "rate".
+ * Each frame is admitted on its own (rate.h) with RATE_SLACK tolerances
+ * of debt, and once the bucket is past one, @src is held back (its
+ * sources get no turn, worker.c) until half the burst is back: a guest
+ * or a TAP sending into the limit slows down, its frames waiting in its
+ * own ring or tun queue, rather than losing them.  What comes past the
+ * slack anyway (many sources at once) is dropped, counted on @p as
+ * "rate".
  *
  * Return: frames left in @pkts
  */
-static unsigned int switch_rate_admit(struct port *p, struct pkt **pkts,
-				      unsigned int n)
+static unsigned int switch_rate_admit(struct port *p, struct port *src,
+				      struct pkt **pkts, unsigned int n)
 {
 	struct rate *r = &sw.l2[p->idx].rate[RATE_TX];
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), wait, until, old;
 	unsigned int i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (rate_admit(r, now, pkts[i]->len))
+		if (rate_admit(r, now, pkts[i]->len, RATE_SLACK))
 			pkts[k++] = pkts[i];
 	if (k < n)
 		stats_add(&port_ctr(p)->drops[STATS_DROP_RATE], n - k);
+	if (rate_room(r, now) > 0)
+		return k;
+	wait = rate_wait(r, now);
+	until = now + (wait ? wait : 1);
+	old = __atomic_load_n(&sw.l2[src->idx].hold_ns, __ATOMIC_RELAXED);
+	while (old < until &&
+	       !__atomic_compare_exchange_n(&sw.l2[src->idx].hold_ns, &old,
+					    until, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
 	return k;
+}
+
+/**
+ * switch_port_held() - whether a port's sources are held back now
+ * @p:		the source port
+ * @until:	out: when they may run again, if held
+ *
+ * Held because it sent into another port's tx= limit (switch_rate_admit());
+ * a hold that has run out is cleared, so that a port not held costs one
+ * load.
+ *
+ * Return: true if held
+ * Context: any worker, per turn
+ */
+bool switch_port_held(const struct port *p, uint64_t *until)
+{
+	uint64_t *h = &sw.l2[p->idx].hold_ns;
+	uint64_t hold = __atomic_load_n(h, __ATOMIC_RELAXED), now;
+
+	if (likely(!hold))
+		return false;
+	now = now_ns();
+	if (now >= hold) {
+		__atomic_compare_exchange_n(h, &hold, 0, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		return false;
+	}
+	*until = hold;
+	return true;
 }
 
 /**
@@ -585,7 +634,7 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		if (!cnt[d])
 			continue;
 		if (unlikely(rate_on(&sw.l2[d].rate[RATE_TX]))) {
-			cnt[d] = switch_rate_admit(p, out[d], cnt[d]);
+			cnt[d] = switch_rate_admit(p, src, out[d], cnt[d]);
 			if (!cnt[d])
 				continue;
 		}

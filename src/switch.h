@@ -51,6 +51,8 @@ _Static_assert(SWITCH_PORTS_MAX <= PORT_IDX_MAX,
  * switch_fini()	close every port (control, shutdown).
  * switch_rate()	a port's rx= or tx= bucket, NULL if unlimited (any
  *			thread: the worker checks a source's rx= per turn).
+ * switch_port_held()	whether a port's sources wait: it sent into another
+ *			port's tx= limit (worker, per turn).
  * switch_rate_get()	a port's limit (bits/s, burst) for ctl.
  * switch_rate_set()	change it (control: vhostctl set).
  */
@@ -87,6 +89,7 @@ static inline uint32_t switch_now_s(void)
 }
 void switch_fini(void);
 struct rate *switch_rate(const struct port *p, enum rate_dir dir);
+bool switch_port_held(const struct port *p, uint64_t *until);
 void switch_rate_get(unsigned int idx, enum rate_dir dir, uint64_t *bps,
 		     uint64_t *burst);
 void switch_rate_set(unsigned int idx, enum rate_dir dir, uint64_t bps,

@@ -248,7 +248,8 @@ static const struct worker_src *worker_src_get(struct worker_ref ref)
  * switch forwards it, the port gives the buffers back; until the budget
  * is spent or the queue runs dry.
  *
- * A port with an rx= limit (rate.h) gets no turn while its bucket is
+ * A port held back for sending into another's tx= limit gets no turn;
+ * a port with an rx= limit (rate.h) gets none while its bucket is
  * past the tolerance, and a turn of at most the room left otherwise; the
  * bytes it took, as its rx_bytes counter in this worker's slot grew (the
  * direct TAP path included), are charged after.
@@ -266,6 +267,9 @@ static unsigned int worker_turn(const struct worker_src *s,
 	struct rate *lim = switch_rate(p, RATE_RX);
 	uint64_t t = 0, b0 = 0;
 
+	/* It sent into another port's tx= limit: it waits (switch.c). */
+	if (unlikely(switch_port_held(p, held_until)))
+		return 0;
 	if (unlikely(lim)) {
 		int64_t room;
 
@@ -313,6 +317,8 @@ static bool worker_held(const struct worker_src *s, uint64_t now,
 {
 	struct rate *lim = switch_rate(s->port, RATE_RX);
 
+	if (switch_port_held(s->port, until))
+		return true;
 	if (!lim || rate_room(lim, now) > 0)
 		return false;
 	*until = now + rate_wait(lim, now);

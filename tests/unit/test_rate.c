@@ -30,15 +30,16 @@ static void test_burst_then_rate(void **state)
 	assert_true(rate_on(&r));
 	assert_int_equal(r.burst, 100000);
 	assert_int_equal(rate_room(&r, 0), 100000);
-	assert_true(rate_admit(&r, 0, 60000));
+	assert_true(rate_admit(&r, 0, 60000, 1));
 	assert_int_equal(rate_room(&r, 0), 40000);
-	assert_true(rate_admit(&r, 0, 39999));
-	assert_true(rate_admit(&r, 0, 1500));	/* within: then in debt */
-	assert_false(rate_admit(&r, 0, 1));
+	assert_true(rate_admit(&r, 0, 39999, 1));
+	assert_true(rate_admit(&r, 0, 1500, 1));	/* within: then in debt */
+	assert_false(rate_admit(&r, 0, 1, 1));
+	assert_true(rate_admit(&r, 0, 1, 2));	/* with slack: more debt */
 	assert_true(rate_room(&r, 0) <= 0);
 	/* 1500 bytes over the burst: 1.5 ms to pay, then 1 byte per us. */
-	assert_false(rate_admit(&r, 1 * MS, 1));
-	assert_true(rate_admit(&r, 1500 * 1000 + 1000, 1));
+	assert_false(rate_admit(&r, 1 * MS, 1, 1));
+	assert_true(rate_admit(&r, 1500 * 1000 + 1000, 1, 1));
 	/* After a long silence: the burst, not more. */
 	assert_int_equal(rate_room(&r, 100 * S), 100000);
 }
@@ -61,7 +62,7 @@ static void test_wait_and_charge(void **state)
 	/* Off: no limit at all. */
 	rate_set(&r, 0, 0, t);
 	assert_false(rate_on(&r));
-	assert_true(rate_admit(&r, t, 1 << 30));
+	assert_true(rate_admit(&r, t, 1 << 30, 1));
 	assert_int_equal(r.burst, 0);
 }
 
@@ -102,7 +103,7 @@ static void test_defaults_and_range(void **state)
 {
 	(void)state;
 	assert_int_equal(rate_default_burst(8000), RATE_BURST_MIN);
-	assert_int_equal(rate_default_burst(8000000000ULL), 10000000);
+	assert_int_equal(rate_default_burst(8000000000ULL), 25000000);
 	rate_set(&r, RATE_MAX_BPS, RATE_BURST_MAX, 0);
 	assert_true(rate_room(&r, 0) > 0);
 	rate_set(&r, RATE_MIN_BPS, RATE_BURST_MAX, 0);
@@ -129,7 +130,7 @@ static void *racer(void *arg)
 	for (i = 0; i < RACE_STEPS; i++) {
 		uint64_t t = (uint64_t)i * 1000;	/* 1 us a step */
 
-		if (rate_admit(&r, t, 100))
+		if (rate_admit(&r, t, 100, 1))
 			rc->got += 100;
 	}
 	return NULL;
