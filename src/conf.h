@@ -65,6 +65,10 @@ struct conf_user {
  * @ctl_sock:	--ctl-perm: owner, group, mode and allow-lists of @ctl_path
  * @user:	--user: whom to run as after start-up
  * @no_sandbox:	--no-sandbox: no seccomp filter (debugging)
+ * @state_path:	--state: learned MACs and counters across restarts ("" =
+ *		none)
+ * @metrics:	--metrics: the HTTP endpoint's address (family AF_UNSPEC:
+ *		none)
  */
 struct conf {
 	unsigned int nports;
@@ -80,6 +84,7 @@ struct conf {
 	struct conf_user user;
 	bool no_sandbox;
 	char state_path[CONF_PATH_MAX];
+	union port_addr metrics;
 };
 
 /*
