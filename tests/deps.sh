@@ -5,9 +5,10 @@
 set -euo pipefail
 
 PKGS=(build-essential clang libcmocka-dev libbpf-dev libxdp-dev libcap-dev libseccomp-dev libpcap-dev cppcheck
+      libmicrohttpd-dev
       qemu-system-x86 busybox-static iperf3 iperf iputils-ping iproute2
       cpio kmod socat procps psmisc jq ethtool tcpdump python3 dpdk-dev
-      openvswitch-switch)
+      openvswitch-switch curl prometheus)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -20,7 +21,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	# No package may start a daemon of its own here: openvswitch-switch's
 	# postinst would start a system OVS in the default namespace (the
 	# tests start theirs in a namespace of their own, tests/integration/
-	# ovs.sh).  invoke-rc.d and deb-systemd-invoke ask policy-rc.d; 101
+	# ovs.sh), prometheus's a server on :9090 (the tests want promtool
+	# alone, tests/integration/metrics.sh).  invoke-rc.d and deb-systemd-invoke ask policy-rc.d; 101
 	# is "action not allowed".  One already there (a container's) stays.
 	if [ ! -e /usr/sbin/policy-rc.d ]; then
 		printf '#!/bin/sh\n# tests/deps.sh, during apt-get install\nexit 101\n' \
