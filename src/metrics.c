@@ -258,6 +258,7 @@ static enum MHD_Result metrics_on_request(void *cls, struct MHD_Connection *c,
  * @fmt:	printf format
  * @ap:		arguments
  */
+__attribute__((format(printf, 2, 0)))
 static void metrics_log(void *cls, const char *fmt, va_list ap)
 {
 	char line[256];
