@@ -12,10 +12,29 @@
 #   make check      unit tests (no privileges, milliseconds)
 #   make fuzz       libFuzzer harnesses (clang, ASan+UBSan)
 #   make WERROR=1   warnings are errors (CI)
+#   make install    vhostd, vhostctl, man pages, the systemd unit, its
+#                   sysusers.d/tmpfiles.d entries, /etc/default/vhostd and
+#                   /etc/vhostd/vhostd.conf under DESTDIR/PREFIX
+#                   (doc/operations.md, "Installing")
+#   make uninstall  the same files removed
 
 CC	?= cc
 O	?= build
 WERROR	?= 0
+
+# make install: where things go.  SYSCONFDIR is /etc whatever PREFIX is
+# (the unit reads its options from there); the unit, sysusers.d and
+# tmpfiles.d directories are ones systemd searches for both /usr/local and
+# /usr (Debian 12 keeps units in /lib/systemd/system: debian/rules says so).
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+SBINDIR		?= $(PREFIX)/sbin
+MANDIR		?= $(PREFIX)/share/man
+SYSCONFDIR	?= /etc
+SYSTEMDUNITDIR	?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR	?= $(PREFIX)/lib/tmpfiles.d
+DESTDIR		?=
 
 WARN	= -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	  -Wstrict-prototypes -Wno-unused-parameter
@@ -115,10 +134,56 @@ $(O)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(DAEMON_SRCS)
 
 fuzz: $(FUZZ_BINS)
 
+# The unit with the installed paths in it (rebuilt when they change).
+$(O)/vhostd.service: contrib/systemd/vhostd.service.in FORCE
+	@mkdir -p $(dir $@)
+	@sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		$< >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+# Files `make install` puts under $(DESTDIR), and where from.
+INSTALL_FILES = \
+	$(SBINDIR)/vhostd:$(O)/vhostd:755 \
+	$(BINDIR)/vhostctl:$(O)/vhostctl:755 \
+	$(MANDIR)/man8/vhostd.8:doc/vhostd.8:644 \
+	$(MANDIR)/man8/vhostctl.8:doc/vhostctl.8:644 \
+	$(SYSTEMDUNITDIR)/vhostd.service:$(O)/vhostd.service:644 \
+	$(SYSUSERSDIR)/vhostd.conf:contrib/systemd/vhostd.sysusers:644 \
+	$(TMPFILESDIR)/vhostd.conf:contrib/systemd/vhostd.tmpfiles:644
+# The configuration: installed only where there is none (an edited one
+# stays), removed by uninstall only while it is the one shipped.
+CONFIG_FILES = \
+	$(SYSCONFDIR)/default/vhostd:contrib/default/vhostd \
+	$(SYSCONFDIR)/vhostd/vhostd.conf:contrib/vhostd.conf
+
+install: $(O)/vhostd $(O)/vhostctl $(O)/vhostd.service
+	@set -e; for f in $(INSTALL_FILES); do \
+		dst=$${f%%:*}; rest=$${f#*:}; \
+		echo "install $(DESTDIR)$$dst"; \
+		install -D -m $${rest#*:} $${rest%:*} "$(DESTDIR)$$dst"; \
+	done
+	@set -e; for f in $(CONFIG_FILES); do \
+		dst="$(DESTDIR)$${f%%:*}"; \
+		if [ -e "$$dst" ]; then echo "keep $$dst"; \
+		else echo "install $$dst"; install -D -m 644 $${f#*:} "$$dst"; fi; \
+	done
+
+uninstall:
+	@for f in $(INSTALL_FILES); do \
+		echo "rm $(DESTDIR)$${f%%:*}"; rm -f "$(DESTDIR)$${f%%:*}"; \
+	done
+	@for f in $(CONFIG_FILES); do \
+		dst="$(DESTDIR)$${f%%:*}"; \
+		if cmp -s $${f#*:} "$$dst"; then echo "rm $$dst"; rm -f "$$dst"; \
+		elif [ -e "$$dst" ]; then echo "keep $$dst (edited)"; fi; \
+	done
+
 clean:
 	rm -rf $(O)
 
-.PHONY: all check fuzz clean
+FORCE:
+
+.PHONY: all check fuzz clean install uninstall FORCE
 # Objects made through pattern-rule chains are intermediate to make, which
 # would delete them after linking and rebuild them on the next run.
 .SECONDARY:

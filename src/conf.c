@@ -14,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "conf.h"
+#include "rate.h"
 #include "util.h"
 #include "worker.h"
 
@@ -89,12 +93,51 @@ static int conf_parse_uint(const char *s, unsigned long min,
 }
 
 /**
+ * conf_parse_rate() - bits per second, as rate= and vhostctl set take it
+ * @s:		"0", "off", or digits and nothing or one of k, K, M, G, T
+ *		(1000-based: 100M is 100 000 000 bit/s)
+ * @out:	result, 0 for "0" and "off"
+ * Return: 0, -EINVAL (not a rate) or -ERANGE (not 0 and outside
+ *	   RATE_MIN_BPS..RATE_MAX_BPS)
+ */
+int conf_parse_rate(const char *s, uint64_t *out)
+{
+	static const char units[] = "kMGT";
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (!strcmp(s, "off")) {
+		*out = 0;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end) {
+		const char *u = strchr(units, *end == 'K' ? 'k' : *end);
+		long i;
+
+		if (!u || end[1])
+			return -EINVAL;
+		for (i = 0; i <= u - units; i++)
+			mul *= 1000;
+	}
+	if (v && (v > RATE_MAX_BPS / mul || v * mul < RATE_MIN_BPS))
+		return -ERANGE;
+	*out = v * mul;
+	return 0;
+}
+
+/**
  * conf_parse_size() - a byte count with an optional binary suffix
  * @s:		text: digits, then nothing or one of K, M, G, T (1024-based)
  * @out:	result, non-zero
  * Return: 0, -EINVAL (not a size) or -ERANGE (0, or past 2^64)
  */
-static int conf_parse_size(const char *s, uint64_t *out)
+int conf_parse_size(const char *s, uint64_t *out)
 {
 	static const char units[] = "KMGT";
 	unsigned long long v;
@@ -223,6 +266,32 @@ static const struct port_opt conf_common_opts[] = {
 	  .flags = PORT_OPT_COMMON, PORT_OPT_AT(struct port_spec, flood_burst),
 	  .min = 1, .max = CONF_FLOOD_BURST_MAX,
 	  .help = "N: flood burst (default max(128, rate/50))" },
+	{ .key = "rate", .type = PORT_OPT_RATE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, rate), .def = PORT_RATE_UNSET,
+	  .min = RATE_MIN_BPS, .max = RATE_MAX_BPS,
+	  .help = "BITS: rx-rate and tx-rate both (e.g. 100M; 0: none)" },
+	{ .key = "burst", .type = PORT_OPT_SIZE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, burst), .min = RATE_BURST_MIN,
+	  .max = RATE_BURST_MAX,
+	  .help = "BYTES: rx-burst and tx-burst both" },
+	{ .key = "rx-rate", .type = PORT_OPT_RATE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, rx_rate), .def = PORT_RATE_UNSET,
+	  .min = RATE_MIN_BPS, .max = RATE_MAX_BPS,
+	  .help = "BITS: bits/s taken from the peer, held back (default "
+		  "none)" },
+	{ .key = "rx-burst", .type = PORT_OPT_SIZE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, rx_burst), .min = RATE_BURST_MIN,
+	  .max = RATE_BURST_MAX,
+	  .help = "BYTES: rx-rate's burst (default 10 ms of it, >= 64K)" },
+	{ .key = "tx-rate", .type = PORT_OPT_RATE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, tx_rate), .def = PORT_RATE_UNSET,
+	  .min = RATE_MIN_BPS, .max = RATE_MAX_BPS,
+	  .help = "BITS: bits/s delivered to the peer, the rest dropped "
+		  "(default none)" },
+	{ .key = "tx-burst", .type = PORT_OPT_SIZE, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, tx_burst), .min = RATE_BURST_MIN,
+	  .max = RATE_BURST_MAX,
+	  .help = "BYTES: tx-rate's burst (default 10 ms of it, >= 64K)" },
 };
 
 #define CONF_OPT_COMMON_BIT	32	/* given-bit of conf_common_opts[0] */
@@ -397,6 +466,7 @@ static void conf_opt_default(const struct port_opt *o, struct port_spec *out)
 		*(unsigned int *)f = (unsigned int)o->def;
 		break;
 	case PORT_OPT_SIZE:
+	case PORT_OPT_RATE:
 		*(uint64_t *)f = o->def;
 		break;
 	case PORT_OPT_ACL:
@@ -478,6 +548,22 @@ static int conf_opt_parse(const char *spec, const struct port_opt *o,
 		if (conf_parse_size(val, f))
 			OPT_ERR("%s '%s' is not a size (bytes, or a number "
 				"with K, M, G or T)", spec, k, val);
+		if (o->max && (*(uint64_t *)f < o->min ||
+			       *(uint64_t *)f > o->max))
+			OPT_ERR("%s '%s' out of range (%llu-%llu bytes)", spec,
+				k, val, (unsigned long long)o->min,
+				(unsigned long long)o->max);
+		return 0;
+	case PORT_OPT_RATE:
+		r = conf_parse_rate(val, f);
+		if (r == -EINVAL)
+			OPT_ERR("%s '%s' is not a rate (bits/s, or a number "
+				"with k, M, G or T; 0 or off: none)", spec, k,
+				val);
+		if (r)
+			OPT_ERR("%s '%s' out of range (0, or %llu-%llu bits/s)",
+				spec, k, val, (unsigned long long)o->min,
+				(unsigned long long)o->max);
 		return 0;
 	case PORT_OPT_MAC:
 		r = conf_parse_mac(val, f);
@@ -630,6 +716,16 @@ int conf_parse_port(const char *spec, unsigned int index,
 	why = ops->check ? ops->check(out->opts, (uint32_t)given) : NULL;
 	if (why)
 		SPEC_ERR("%s", spec, why);
+
+	/* rx-/tx- keys, else rate= and burst=, else none and default. */
+	if (out->rx_rate == PORT_RATE_UNSET)
+		out->rx_rate = out->rate == PORT_RATE_UNSET ? 0 : out->rate;
+	if (out->tx_rate == PORT_RATE_UNSET)
+		out->tx_rate = out->rate == PORT_RATE_UNSET ? 0 : out->rate;
+	if (!out->rx_burst)
+		out->rx_burst = out->burst;
+	if (!out->tx_burst)
+		out->tx_burst = out->burst;
 
 	out->given = (uint32_t)given;
 	out->has_mac = out->mac[0] | out->mac[1] | out->mac[2] | out->mac[3] |
@@ -869,6 +965,9 @@ void conf_usage(void *f)
 "        unicast frames.  Names use letters, digits, '_', '.', '-'.\n"
 "\n"
 "Options:\n"
+"      --config FILE    read options from FILE, one per line: \"port SPEC\",\n"
+"                       \"workers 2\", '#' comments; vhostctl reload or\n"
+"                       SIGHUP adds and removes its ports to match it\n"
 "  -c, --ctl PATH       control socket for vhostctl (default: none)\n"
 "      --ctl-perm KEYS  owner=U,group=G,mode=M,allow-uid=..,allow-gid=..\n"
 "                       of the control socket (as on a vhost-user port)\n"
@@ -920,6 +1019,7 @@ enum {
 	CONF_OPT_STATE,
 	CONF_OPT_CPUS,
 	CONF_OPT_METRICS,
+	CONF_OPT_CONFIG,
 };
 
 static const struct option conf_options[] = {
@@ -932,6 +1032,7 @@ static const struct option conf_options[] = {
 	{ "workers",	required_argument,	NULL, 'w' },
 	{ "cpus",	required_argument,	NULL, CONF_OPT_CPUS },
 	{ "metrics",	required_argument,	NULL, CONF_OPT_METRICS },
+	{ "config",	required_argument,	NULL, CONF_OPT_CONFIG },
 	{ "poll-us",	required_argument,	NULL, 'P' },
 	{ "fdb-age",	required_argument,	NULL, 'a' },
 	{ "verbose",	no_argument,		NULL, 'v' },
@@ -1083,6 +1184,238 @@ static int conf_parse_metrics(const char *val, struct conf *c, char *err,
 }
 
 /**
+ * struct conf_state - what conf_parse() tracks across options
+ * @ctl_perm:	--ctl-perm was given
+ * @file:	the --config file being read, or NULL on the command line
+ * @line:	its line number
+ */
+struct conf_state {
+	bool ctl_perm;
+	const char *file;
+	unsigned int line;
+};
+
+static int conf_load(struct conf *c, const char *path, struct conf_state *st,
+		     char *err, size_t errlen);
+
+/**
+ * conf_apply() - one option, from the command line or a --config line
+ * @c:		configuration so far
+ * @opt:	its getopt value (conf_options)
+ * @val:	its argument, or NULL
+ * @st:		parse state
+ * @err:	one-line error message on failure
+ * @errlen:	size of @err
+ * Return: 0, 1 if --help or --version was printed, or -EINVAL
+ */
+static int conf_apply(struct conf *c, int opt, const char *val,
+		      struct conf_state *st, char *err, size_t errlen)
+{
+	int r;
+
+	switch (opt) {
+	case 'p':
+		if (c->nports >= CONF_PORTS_MAX)
+			return conf_err(err, errlen, "vhostd: --port '%s': more "
+					"than %d ports", val, CONF_PORTS_MAX);
+		r = conf_parse_port(val, c->nports, &c->ports[c->nports], err,
+				    errlen);
+		if (r)
+			return r;
+		if (st->file) {
+			c->from_file |= 1ULL << c->nports;
+			c->line[c->nports] = st->line;
+		}
+		c->nports++;
+		return 0;
+	case 'c':
+		return conf_parse_path_opt("ctl", val, c->ctl_path,
+					   sizeof(c->ctl_path), err, errlen);
+	case CONF_OPT_CTL_PERM:
+		st->ctl_perm = true;
+		return conf_sock_parse_spec(val, &c->ctl_sock, "--ctl-perm",
+					    err, errlen);
+	case CONF_OPT_USER:
+		return conf_parse_user(val, &c->user, err, errlen);
+	case CONF_OPT_NO_SANDBOX:
+		c->no_sandbox = true;
+		return 0;
+	case CONF_OPT_STATE:
+		return conf_parse_path_opt("state", val, c->state_path,
+					   sizeof(c->state_path), err, errlen);
+	case CONF_OPT_CONFIG:
+		if (st->file)
+			return conf_err(err, errlen, "vhostd: config may not "
+					"name another file");
+		if (*c->config_path)
+			return conf_err(err, errlen, "vhostd: --config given "
+					"twice");
+		r = conf_parse_path_opt("config", val, c->config_path,
+					sizeof(c->config_path), err, errlen);
+		return r ? r : conf_load(c, val, st, err, errlen);
+	case 'w':
+		return conf_parse_num_opt("workers", val, 1, WORKERS_MAX,
+					  &c->workers, err, errlen);
+	case CONF_OPT_CPUS:
+		return conf_parse_cpus(val, c, err, errlen);
+	case CONF_OPT_METRICS:
+		return conf_parse_metrics(val, c, err, errlen);
+	case 'P':
+		return conf_parse_num_opt("poll-us", val, 0, CONF_POLL_US_MAX,
+					  &c->poll_us, err, errlen);
+	case 'a':
+		return conf_parse_num_opt("fdb-age", val, 0, CONF_FDB_AGE_MAX,
+					  &c->fdb_age_s, err, errlen);
+	case 'v':
+		c->verbose++;
+		return 0;
+	case 'h':
+		conf_usage(stdout);
+		return 1;
+	case 'V':
+		printf("vhostd %s\n", VHOSTD_VERSION);
+		return 1;
+	}
+	return conf_err(err, errlen, "vhostd: option %d not handled", opt);
+}
+
+/**
+ * conf_file_line() - one line of a --config file: "OPTION [VALUE]"
+ * @c:		configuration so far
+ * @text:	the line, without its newline; changed (split in place)
+ * @st:		parse state, @st->file and @st->line set
+ * @err:	one-line error message on failure, without the file and line
+ * @errlen:	size of @err
+ *
+ * OPTION is a long option without its dashes (they may be given), VALUE
+ * what follows it and blanks or one '=', up to the last non-blank.  A
+ * line whose first non-blank is '#', or that is blank, is skipped.
+ *
+ * Return: 0 or -EINVAL
+ */
+static int conf_file_line(struct conf *c, char *text, struct conf_state *st,
+			  char *err, size_t errlen)
+{
+	const struct option *o;
+	char *key = text, *val, *end;
+
+	while (*key == ' ' || *key == '\t')
+		key++;
+	end = key + strlen(key);
+	while (end > key && (end[-1] == ' ' || end[-1] == '\t' ||
+			     end[-1] == '\r'))
+		*--end = '\0';
+	if (!*key || *key == '#')
+		return 0;
+	if (key[0] == '-' && key[1] == '-')
+		key += 2;
+	val = key + strcspn(key, " \t=");
+	if (*val) {
+		bool eq = *val == '=';
+
+		*val++ = '\0';
+		while (*val == ' ' || *val == '\t')
+			val++;
+		if (!eq && *val == '=') {	/* "port = SPEC" */
+			val++;
+			while (*val == ' ' || *val == '\t')
+				val++;
+		}
+	}
+	for (o = conf_options; o->name; o++)
+		if (!strcmp(o->name, key))
+			break;
+	if (!o->name)
+		return conf_err(err, errlen, "vhostd: unknown option '%s'",
+				key);
+	if (o->val == 'h' || o->val == 'V')
+		return conf_err(err, errlen, "vhostd: '%s' is for the command "
+				"line", key);
+	if (o->has_arg == required_argument && !*val)
+		return conf_err(err, errlen, "vhostd: '%s' needs a value", key);
+	if (o->has_arg == no_argument && *val)
+		return conf_err(err, errlen, "vhostd: '%s' takes no value "
+				"('%s')", key, val);
+	return conf_apply(c, o->val, val, st, err, errlen);
+}
+
+/**
+ * conf_load() - read a --config file and apply its lines in order
+ * @c:		configuration so far
+ * @path:	the file
+ * @st:		parse state
+ * @err:	one-line error message on failure: "vhostd: FILE:LINE: ..."
+ * @errlen:	size of @err
+ *
+ * The whole file is checked before conf_parse() returns, and nothing is
+ * applied by anyone unless all of it parses: start-up exits 2, a reload
+ * (conf_child.c) changes nothing.
+ *
+ * Return: 0 or -EINVAL
+ */
+static int conf_load(struct conf *c, const char *path, struct conf_state *st,
+		     char *err, size_t errlen)
+{
+	static char buf[CONF_FILE_MAX + 1];
+	char msg[1024], *line, *next;
+	size_t len = 0;
+	struct stat sb;
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return conf_err(err, errlen, "vhostd: --config %s: %s", path,
+				strerror(errno));
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return conf_err(err, errlen, "vhostd: --config %s: not a "
+				"regular file", path);
+	}
+	while (len < sizeof(buf) &&
+	       (n = read(fd, buf + len, sizeof(buf) - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = errno;
+			close(fd);
+			return conf_err(err, errlen, "vhostd: --config %s: %s",
+					path, strerror(r));
+		}
+		len += (size_t)n;
+	}
+	close(fd);
+	if (len > CONF_FILE_MAX)
+		return conf_err(err, errlen, "vhostd: --config %s: larger than "
+				"%d bytes", path, CONF_FILE_MAX);
+	if (memchr(buf, '\0', len))
+		return conf_err(err, errlen, "vhostd: --config %s: a NUL byte "
+				"(not a text file)", path);
+	buf[len] = '\0';
+
+	st->file = path;
+	st->line = 0;
+	for (line = buf; line && r == 0; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!next && !*line)
+			break;
+		st->line++;
+		r = conf_file_line(c, line, st, msg, sizeof(msg));
+	}
+	st->file = NULL;
+	if (r < 0) {
+		size_t l = strlen("vhostd: ");
+
+		return conf_err(err, errlen, "vhostd: %s:%u: %s", path,
+				st->line, strncmp(msg, "vhostd: ", l) ?
+				msg : msg + l);
+	}
+	return 0;
+}
+
+/**
  * conf_parse() - parse the whole command line
  * @argc:	argument count
  * @argv:	arguments
@@ -1092,13 +1425,13 @@ static int conf_parse_metrics(const char *val, struct conf *c, char *err,
  * Return: 0 to run, 1 if --help or --version was printed (exit 0),
  *	   -EINVAL on error (exit 2)
  *
- * Context: start-up; uses getopt_long()'s global state (reset here, so
- * tests may call it repeatedly).
+ * Context: start-up, and conf_child.c's process for a reload; uses
+ * getopt_long()'s global state (reset here, so it may be called again).
  */
 int conf_parse(int argc, char **argv, struct conf *c, char *err,
 	       size_t errlen)
 {
-	bool ctl_perm = false;
+	struct conf_state st = { 0 };
 	int opt, r;
 
 	memset(c, 0, sizeof(*c));
@@ -1116,93 +1449,11 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 	while ((opt = getopt_long(argc, argv, ":p:c:w:P:a:vhV", conf_options,
 				  NULL)) != -1) {
 		switch (opt) {
-		case 'p':
-			if (c->nports >= CONF_PORTS_MAX)
-				return conf_err(err, errlen,
-						"vhostd: --port '%s': more "
-						"than %d ports", optarg,
-						CONF_PORTS_MAX);
-			r = conf_parse_port(optarg, c->nports,
-					    &c->ports[c->nports], err, errlen);
-			if (r)
-				return r;
-			c->nports++;
-			break;
-		case 'c':
-			r = conf_parse_path_opt("ctl", optarg, c->ctl_path,
-						sizeof(c->ctl_path), err,
-						errlen);
-			if (r)
-				return r;
-			break;
-		case CONF_OPT_CTL_PERM:
-			r = conf_sock_parse_spec(optarg, &c->ctl_sock,
-						 "--ctl-perm", err, errlen);
-			if (r)
-				return r;
-			ctl_perm = true;
-			break;
-		case CONF_OPT_USER:
-			r = conf_parse_user(optarg, &c->user, err, errlen);
-			if (r)
-				return r;
-			break;
-		case CONF_OPT_NO_SANDBOX:
-			c->no_sandbox = true;
-			break;
-		case CONF_OPT_STATE:
-			r = conf_parse_path_opt("state", optarg,
-						c->state_path,
-						sizeof(c->state_path), err,
-						errlen);
-			if (r)
-				return r;
-			break;
-		case 'w':
-			r = conf_parse_num_opt("workers", optarg, 1,
-					       WORKERS_MAX, &c->workers, err,
-					       errlen);
-			if (r)
-				return r;
-			break;
-		case CONF_OPT_CPUS:
-			r = conf_parse_cpus(optarg, c, err, errlen);
-			if (r)
-				return r;
-			break;
-		case CONF_OPT_METRICS:
-			r = conf_parse_metrics(optarg, c, err, errlen);
-			if (r)
-				return r;
-			break;
-		case 'P':
-			r = conf_parse_num_opt("poll-us", optarg, 0,
-					       CONF_POLL_US_MAX, &c->poll_us,
-					       err, errlen);
-			if (r)
-				return r;
-			break;
-		case 'a':
-			r = conf_parse_num_opt("fdb-age", optarg, 0,
-					       CONF_FDB_AGE_MAX,
-					       &c->fdb_age_s, err, errlen);
-			if (r)
-				return r;
-			break;
-		case 'v':
-			c->verbose++;
-			break;
-		case 'h':
-			conf_usage(stdout);
-			return 1;
-		case 'V':
-			printf("vhostd %s\n", VHOSTD_VERSION);
-			return 1;
 		case ':':
 			return conf_err(err, errlen,
 					"vhostd: option '%s' needs an argument",
 					argv[optind - 1]);
-		default:
+		case '?':
 			if (optopt)
 				return conf_err(err, errlen,
 						"vhostd: unknown option '-%c' "
@@ -1211,13 +1462,55 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 					"vhostd: unknown option '%s' "
 					"(see --help)", argv[optind - 1]);
 		}
+		r = conf_apply(c, opt, optarg, &st, err, errlen);
+		if (r)
+			return r;
 	}
 	if (optind < argc)
 		return conf_err(err, errlen,
 				"vhostd: unexpected argument '%s' (see --help)",
 				argv[optind]);
-	if (ctl_perm && !*c->ctl_path)
+	if (st.ctl_perm && !*c->ctl_path)
 		return conf_err(err, errlen,
 				"vhostd: --ctl-perm without --ctl");
 	return conf_check_ports(c, err, errlen);
+}
+
+/**
+ * conf_same_settings() - whether two parses agree on all but their ports
+ * @a:		one (the running configuration)
+ * @b:		the other (a reload's)
+ *
+ * What is not a port is set up once, at start-up (workers, sockets, the
+ * user, the sandbox): a reload that would change it is refused whole.
+ *
+ * Return: NULL if they agree, else the option that differs first
+ */
+const char *conf_same_settings(const struct conf *a, const struct conf *b)
+{
+	if (a->workers != b->workers)
+		return "workers";
+	if (a->ncpus != b->ncpus ||
+	    memcmp(a->cpus, b->cpus, a->ncpus * sizeof(a->cpus[0])))
+		return "cpus";
+	if (a->poll_us != b->poll_us)
+		return "poll-us";
+	if (a->fdb_age_s != b->fdb_age_s)
+		return "fdb-age";
+	if (strcmp(a->ctl_path, b->ctl_path))
+		return "ctl";
+	if (memcmp(&a->ctl_sock, &b->ctl_sock, sizeof(a->ctl_sock)))
+		return "ctl-perm";
+	if (a->user.uid != b->user.uid || a->user.gid != b->user.gid ||
+	    a->user.group_set != b->user.group_set)
+		return "user";
+	if (a->no_sandbox != b->no_sandbox)
+		return "no-sandbox";
+	if (strcmp(a->state_path, b->state_path))
+		return "state";
+	if (a->verbose != b->verbose)
+		return "verbose";
+	if (strcmp(a->config_path, b->config_path))
+		return "config";
+	return NULL;
 }

@@ -35,6 +35,10 @@
 #define CONF_ALLOW_MAX	USOCK_ALLOW_MAX
 #define CONF_ID_NONE	USOCK_ID_NONE	/* no owner= / group= / --user */
 #define CONF_SOCK_MODE_DEFAULT	USOCK_MODE_DEFAULT
+#define CONF_FILE_PATH_MAX	4096	/* --config FILE, NUL included */
+#define CONF_FILE_MAX		(256 * 1024)	/* its size */
+
+_Static_assert(CONF_PORTS_MAX <= 64, "struct conf @from_file is 64 bits");
 
 /**
  * struct conf_user - --user USER[:GROUP], resolved at parse time
@@ -65,8 +69,10 @@ struct conf_user {
  * @ctl_sock:	--ctl-perm: owner, group, mode and allow-lists of @ctl_path
  * @user:	--user: whom to run as after start-up
  * @no_sandbox:	--no-sandbox: no seccomp filter (debugging)
- * @state_path:	--state: learned MACs and counters across restarts ("" =
- *		none)
+ * @state_path:	--state FILE ("" = none)
+ * @config_path: --config FILE ("" = none)
+ * @from_file:	bit i: @ports[i] was a "port" line of @config_path
+ * @line:	for such a port, its line number there
  * @metrics:	--metrics: the HTTP endpoint's address (family AF_UNSPEC:
  *		none)
  */
@@ -84,6 +90,9 @@ struct conf {
 	struct conf_user user;
 	bool no_sandbox;
 	char state_path[CONF_PATH_MAX];
+	char config_path[CONF_FILE_PATH_MAX];
+	uint64_t from_file;
+	unsigned int line[CONF_PORTS_MAX];
 	union port_addr metrics;
 };
 
@@ -101,6 +110,25 @@ struct conf {
  *			(exit 0), -EINVAL with @err set (exit 2).
  * conf_usage()		print --help text to @f.
  * conf_parse_cpus()	--cpus LIST into @c->cpus; -EINVAL with @err set.
+ * conf_parse_rate()	bits per second, "100M" or "0"/"off" (rate=, and
+ *			vhostctl set): 0, -EINVAL or -ERANGE.
+ * conf_parse_size()	bytes, with an optional K, M, G or T (1024-based),
+ *			non-zero: 0, -EINVAL or -ERANGE.
+ * conf_same_settings() whether two parses agree on everything but their
+ *			ports; if not, the first option that differs.
+ *
+ * --config FILE reads the same options from FILE, one per line, at the
+ * place --config appears (a later option overrides a setting, ports
+ * add up).  conf_child.c re-parses the command line, FILE included, for
+ * a reload:
+ * conf_child_start()	end of start-up, after priv_drop(), before the
+ *			seccomp filter: fork the process that will parse
+ *			(as vhostd's user, under a filter of its own), so
+ *			the daemon itself never opens a file.
+ * conf_child_parse()	conf_parse() of the start-up command line, done by
+ *			that process now; 0, -EINVAL with @err its message,
+ *			or -errno with @err saying why there is no answer.
+ * conf_child_stop()	let it go (it exits when its socket closes).
  *
  * conf_sock.c, the keys of a listening socket and --user:
  * conf_sock_init()	defaults: owner and group as created, mode 0660,
@@ -126,6 +154,12 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 void conf_usage(void *f);
 int conf_parse_cpus(const char *val, struct conf *c, char *err,
 		    size_t errlen);
+const char *conf_same_settings(const struct conf *a, const struct conf *b);
+int conf_parse_rate(const char *s, uint64_t *out);
+int conf_parse_size(const char *s, uint64_t *out);
+int conf_child_start(int argc, char **argv);
+int conf_child_parse(struct conf *out, char *err, size_t errlen);
+void conf_child_stop(void);
 
 #define CONF_SOCK_KEYS	5
 void conf_sock_init(struct usock_acl *s);

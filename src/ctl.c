@@ -37,6 +37,7 @@
 #include "ctl_int.h"
 #include "log.h"
 #include "portctl.h"
+#include "reload.h"
 #include "port/port.h"
 #include "switch.h"
 #include "stats.h"
@@ -127,6 +128,86 @@ static int ctl_cmd_port_del(struct ctl_buf *b, const char *arg)
 }
 
 /**
+ * ctl_cmd_set() - "set NAME,KEY=VALUE...": a running port's rate limits
+ * @b:		reply
+ * @arg:	NAME and the keys
+ * Return: 0, or -EINVAL (the reply is an error naming the key at fault)
+ */
+static int ctl_cmd_set(struct ctl_buf *b, const char *arg)
+{
+	char err[CTL_LINE_MAX], name[CONF_NAME_MAX];
+	int rc = portctl_set(arg, ctl_live, err, sizeof(err));
+
+	if (rc < 0)
+		return ctl_error(b, err);
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, ","), arg);
+	return ctl_port_ok(b, name, ctl_live ? rc : SWITCH_PORTS_MAX);
+}
+
+/**
+ * ctl_json_names() - append ,"KEY":["NAME",...]
+ * @b:		reply
+ * @key:	the list's key
+ * @names:	the names
+ * @n:		how many
+ */
+static void ctl_json_names(struct ctl_buf *b, const char *key,
+			   char names[][CONF_NAME_MAX], unsigned int n)
+{
+	unsigned int i;
+
+	ctl_printf(b, ",\"%s\":[", key);
+	for (i = 0; i < n; i++) {
+		if (i)
+			ctl_printf(b, ",");
+		ctl_json_str(b, names[i]);
+	}
+	ctl_printf(b, "]");
+}
+
+/**
+ * ctl_cmd_reload() - "reload": the --config file's ports, as it reads now
+ * @b:		reply
+ * @arg:	unused
+ *
+ * {"ok":true,"added":[..],"removed":[..],"changed":[..],"failed":[..],
+ * "unchanged":N}; when a port failed to open, the same after "error"
+ * and "ok":false; a plain error object when nothing was applied.
+ *
+ * Return: 0, or -EINVAL
+ */
+static int ctl_cmd_reload(struct ctl_buf *b, const char *arg)
+{
+	static struct reload_result r;
+	int rc;
+
+	if (!ctl_live)
+		return ctl_error(b, "reload: not a running vhostd");
+	rc = reload_run(&r);
+	if (rc == -EINVAL)
+		return ctl_error(b, r.err);
+	/* A port that failed to open makes it an error reply (vhostctl:
+	 * stderr, exit 1) that still lists what was done.
+	 */
+	if (rc < 0) {
+		ctl_printf(b, "{\"error\":");
+		ctl_json_str(b, r.err);
+		ctl_printf(b, ",\"ok\":false");
+	} else {
+		ctl_printf(b, "{\"ok\":true");
+	}
+	ctl_json_names(b, "added", r.names[RELOAD_ADDED], r.n[RELOAD_ADDED]);
+	ctl_json_names(b, "removed", r.names[RELOAD_REMOVED],
+		       r.n[RELOAD_REMOVED]);
+	ctl_json_names(b, "changed", r.names[RELOAD_CHANGED],
+		       r.n[RELOAD_CHANGED]);
+	ctl_json_names(b, "failed", r.names[RELOAD_FAILED],
+		       r.n[RELOAD_FAILED]);
+	ctl_printf(b, ",\"unchanged\":%u}\n", r.unchanged);
+	return rc < 0 ? -EINVAL : 0;
+}
+
+/**
  * struct ctl_cmd - one command
  * @name:	what the client sends
  * @fn:		builds the reply from the argument ("" if none); returns 0
@@ -154,6 +235,10 @@ static const struct ctl_cmd ctl_cmds[] = {
 	  "add a port; SPEC as vhostd --port takes it (JSON)" },
 	{ "port del",	ctl_cmd_port_del, "NAME",
 	  "remove a port, its MACs and counters (JSON)" },
+	{ "set",	ctl_cmd_set,	  "NAME,KEY=VALUE...",
+	  "a port's rate limits: rate, burst, rx-/tx-rate, -burst (JSON)" },
+	{ "reload",	ctl_cmd_reload,	  NULL,
+	  "re-read --config, add and remove its ports (JSON)" },
 	{ "capture",	ctl_cmd_capture,  "NAME[,KEYS]",
 	  "stream a port's frames as pcap (vhostctl capture)" },
 	{ "captures",	ctl_cmd_captures, NULL,

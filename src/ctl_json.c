@@ -119,6 +119,26 @@ static void ctl_json_bits(struct ctl_buf *b, const char *key, uint64_t bits,
 }
 
 /**
+ * ctl_json_limits() - append ,"limits":{...}: the port's rate limits
+ * @b:		reply
+ * @p:		port
+ *
+ * {"rx_rate":bits/s,"rx_burst":bytes,"tx_rate":..,"tx_burst":..}, a
+ * rate of 0 (and burst 0) where a direction is not limited.
+ */
+static void ctl_json_limits(struct ctl_buf *b, const struct port *p)
+{
+	uint64_t rr, rb, tr, tb;
+
+	switch_rate_get(p->idx, RATE_RX, &rr, &rb);
+	switch_rate_get(p->idx, RATE_TX, &tr, &tb);
+	ctl_printf(b, ",\"limits\":{\"rx_rate\":%llu,\"rx_burst\":%llu,"
+		   "\"tx_rate\":%llu,\"tx_burst\":%llu}",
+		   (unsigned long long)rr, (unsigned long long)rb,
+		   (unsigned long long)tr, (unsigned long long)tb);
+}
+
+/**
  * ctl_json_peer() - append ,"negotiated":{...}, what a port and its peer
  *		     agreed on, if its type negotiates anything
  * @b:		reply
@@ -175,6 +195,7 @@ int ctl_cmd_ports(struct ctl_buf *b, const char *arg)
 			   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ?
 			   "true" : "false",
 			   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
+		ctl_json_limits(b, p);
 		for (k = 0; (t = ctl_port_table(p, k)); k++)
 			ctl_json_table(b, p, t);
 		ctl_json_peer(b, p);

@@ -6,7 +6,8 @@
  * ends with main_lockdown(): --user, capabilities, no_new_privs and the
  * seccomp filter, before the workers start.  After that the control
  * thread runs the event loop until SIGINT/SIGTERM, and nothing a guest,
- * front end or ctl client sends can end the process.
+ * front end or ctl client sends can end the process.  SIGHUP reloads the
+ * --config file's ports (reload.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include "metrics.h"
 #include "port/tap_steer.h"
 #include "priv.h"
+#include "reload.h"
 #include "sandbox.h"
 #include "state.h"
 #include "switch.h"
@@ -35,11 +37,32 @@
 #include "worker.h"
 
 static struct conf conf;
+static int main_argc;
+static char **main_argv;
 
 static bool main_state;	/* --state file open */
 
 /**
- * main_on_signal() - SIGINT/SIGTERM: leave the event loop
+ * main_reload() - SIGHUP: the --config file again, the outcome logged
+ */
+static void main_reload(void)
+{
+	static struct reload_result r;
+	int rc = reload_run(&r);
+
+	if (rc == -EINVAL) {
+		err("%s", r.err);
+		return;
+	}
+	if (rc < 0)
+		warn("%s", r.err);
+	info("reload: %u added, %u removed, %u re-created, %u unchanged%s",
+	     r.n[RELOAD_ADDED], r.n[RELOAD_REMOVED], r.n[RELOAD_CHANGED],
+	     r.unchanged, rc < 0 ? ", some failed" : "");
+}
+
+/**
+ * main_on_signal() - SIGINT/SIGTERM: leave the event loop; SIGHUP: reload
  * @opaque:	unused
  * @fd:		signalfd
  * @events:	unused
@@ -48,8 +71,15 @@ static void main_on_signal(void *opaque, int fd, uint32_t events)
 {
 	struct signalfd_siginfo si;
 
-	if (read(fd, &si, sizeof(si)) == sizeof(si))
-		info("signal %u, shutting down", si.ssi_signo);
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (si.ssi_signo == SIGHUP) {
+		info("signal %u (SIGHUP): reloading %s", si.ssi_signo,
+		     *conf.config_path ? conf.config_path : "nothing");
+		main_reload();
+		return;
+	}
+	info("signal %u, shutting down", si.ssi_signo);
 	evloop_stop();
 }
 
@@ -101,6 +131,7 @@ static int main_setup_signals(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
 		die("cannot block signals");
 	fd = signalfd(-1, &set, SFD_CLOEXEC);
@@ -161,6 +192,29 @@ static void main_check_cpus(const struct conf *c)
 }
 
 /**
+ * main_config_child() - the process that parses --config for a reload
+ *
+ * It reads the file as the user vhostd now runs as: one it cannot read
+ * is said now, at start-up, rather than at the first reload.
+ */
+static void main_config_child(void)
+{
+	static struct conf probe;
+	char msg[1024];
+	int rc = conf_child_start(main_argc, main_argv);
+
+	if (rc < 0) {
+		warn("--config: no process to re-read %s (%s): reloads will "
+		     "fail", conf.config_path, strerror(-rc));
+		return;
+	}
+	rc = conf_child_parse(&probe, msg, sizeof(msg));
+	if (rc < 0)
+		warn("--config: a reload as uid %u would fail now: %s",
+		     (unsigned int)getuid(), msg);
+}
+
+/**
  * main_lockdown() - start-up is over: give up what running does not need
  *
  * Every port's timer runs once first, so that what one port sets up for
@@ -178,6 +232,11 @@ static void main_lockdown(void)
 
 	switch_timer();
 	priv_drop(tap_steer_maps() > 0);
+	if (*conf.config_path)
+		main_config_child();
+	/* After the fork: the parsing process is made while the only
+	 * threads are ours (it closes the metrics socket it inherits).
+	 */
 	rc = metrics_start();
 	if (rc < 0)
 		die("--metrics: cannot start the HTTP server: %s",
@@ -217,6 +276,8 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int rc;
 
+	main_argc = argc;
+	main_argv = argv;
 	rc = conf_parse(argc, argv, &conf, errbuf, sizeof(errbuf));
 	if (rc > 0)
 		return 0;
@@ -259,6 +320,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+
+	reload_init(&conf);
 
 	/* Before the lockdown, which closes open(); before any traffic. */
 	if (conf.state_path[0]) {
@@ -310,6 +373,7 @@ int main(int argc, char **argv)
 		err("event loop: %s", strerror(-rc));
 
 	metrics_close();
+	conf_child_stop();
 	worker_stop();
 	if (main_state)
 		state_close();	/* the final counts */

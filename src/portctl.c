@@ -45,7 +45,7 @@
  * @name:	port name
  * Return: its index, or -1
  */
-static int portctl_find(const char *name)
+int portctl_find(const char *name)
 {
 	unsigned int i, n = switch_port_count();
 
@@ -73,26 +73,41 @@ static unsigned int portctl_free_slot(void)
 }
 
 /**
- * portctl_conflict() - whether @cp shares a name, a unique value (path,
- *			ifname) or locked MAC with a port there is, or
- *			takes the control socket's path
- * @cp:		parsed spec
+ * portctl_check() - whether @cp may be added now: a type and keys the
+ *		     running daemon can open, and no name, unique value
+ *		     (path, ifname) or locked MAC of a port there is, nor
+ *		     the control socket's path
+ * @cp:		parsed spec, named
  * @ctl_path:	control socket path ("" if none)
- * @err:	the one-line message, on conflict
+ * @skip:	bit i: port i does not count (a reload removes it first)
+ * @prefix:	what the message starts with ("port add: ")
+ * @err:	the one-line message, on refusal
  * @errlen:	its size
- * Return: 0, or -EEXIST with @err set
+ * Return: 0, or -EPERM (type or key) or -EEXIST (clash) with @err set
  */
-static int portctl_conflict(const struct port_spec *cp, const char *ctl_path,
-			    char *err, size_t errlen)
+int portctl_check(const struct port_spec *cp, const char *ctl_path,
+		  uint64_t skip, const char *prefix, char *err, size_t errlen)
 {
+	const struct port_ops *ops = port_ops_find(cp->type);
 	unsigned int i, n = switch_port_count();
 	const char *key, *val;
 	bool path;
 
+	if (ops && ops->runtime_refused) {
+		snprintf(err, errlen, "%s%s", prefix, ops->runtime_refused);
+		return -EPERM;
+	}
+	key = conf_port_startup_key(cp);
+	if (key) {
+		snprintf(err, errlen, "%s%s ports with %s= need what vhostd "
+			 "gives up at start-up (a network socket); add them on "
+			 "the command line", prefix, cp->type, key);
+		return -EPERM;
+	}
 	for (i = 0; (val = conf_port_unique(cp, i, &key, &path)); i++) {
 		if (path && !strcmp(val, ctl_path)) {
-			snprintf(err, errlen, "port add: %s '%s' is the "
-				 "control socket's", key, val);
+			snprintf(err, errlen, "%s%s '%s' is the control "
+				 "socket's", prefix, key, val);
 			return -EEXIST;
 		}
 	}
@@ -100,26 +115,26 @@ static int portctl_conflict(const struct port_spec *cp, const char *ctl_path,
 		const struct port_spec *o = switch_port_spec(i);
 		const struct port *p = switch_port(i);
 
-		if (!o || !p)
+		if (!o || !p || (i < 64 && (skip >> i & 1)))
 			continue;
 		if (!strcmp(cp->name, p->name)) {
-			snprintf(err, errlen, "port add: name '%s' is already "
-				 "in use (port %u)", cp->name, i);
+			snprintf(err, errlen, "%sname '%s' is already in use "
+				 "(port %u)", prefix, cp->name, i);
 			return -EEXIST;
 		}
 		val = conf_port_clash(cp, o, &key);
 		if (val) {
-			snprintf(err, errlen, "port add: %s '%s' is already "
-				 "used by port '%s'", key, val, p->name);
+			snprintf(err, errlen, "%s%s '%s' is already used by "
+				 "port '%s'", prefix, key, val, p->name);
 			return -EEXIST;
 		}
 		if (cp->has_mac && o->has_mac &&
 		    !memcmp(cp->mac, o->mac, sizeof(cp->mac))) {
-			snprintf(err, errlen, "port add: mac "
+			snprintf(err, errlen, "%smac "
 				 "%02x:%02x:%02x:%02x:%02x:%02x is already "
-				 "locked to port '%s'", cp->mac[0], cp->mac[1],
-				 cp->mac[2], cp->mac[3], cp->mac[4], cp->mac[5],
-				 p->name);
+				 "locked to port '%s'", prefix, cp->mac[0],
+				 cp->mac[1], cp->mac[2], cp->mac[3], cp->mac[4],
+				 cp->mac[5], p->name);
 			return -EEXIST;
 		}
 	}
@@ -167,7 +182,6 @@ int portctl_add(const char *spec, const char *ctl_path, bool apply,
 		char *name, char *err, size_t errlen)
 {
 	unsigned int slot = portctl_free_slot();
-	const struct port_ops *ops;
 	const char *what, *key;
 	struct port_spec cp;
 	bool path;
@@ -183,28 +197,16 @@ int portctl_add(const char *spec, const char *ctl_path, bool apply,
 		snprintf(err, errlen, "%s", msg);
 		return -EINVAL;
 	}
-	ops = port_ops_find(cp.type);	/* found: the spec parsed */
-	if (ops && ops->runtime_refused) {
-		snprintf(err, errlen, "port add: %s", ops->runtime_refused);
-		return -EPERM;
-	}
-	key = conf_port_startup_key(&cp);
-	if (key) {
-		snprintf(err, errlen, "port add: %s ports with %s= need what "
-			 "vhostd gives up at start-up (a network socket); add "
-			 "them on the command line", cp.type, key);
-		return -EPERM;
-	}
+	if (!cp.named)
+		portctl_default_name(&cp, slot);
+	rc = portctl_check(&cp, ctl_path, 0, "port add: ", err, errlen);
+	if (rc < 0)
+		return rc;
 	if (slot >= SWITCH_PORTS_MAX) {
 		snprintf(err, errlen, "port add: the port table is full (%d "
 			 "ports)", SWITCH_PORTS_MAX);
 		return -ENOSPC;
 	}
-	if (!cp.named)
-		portctl_default_name(&cp, slot);
-	rc = portctl_conflict(&cp, ctl_path, err, errlen);
-	if (rc < 0)
-		return rc;
 	snprintf(name, CONF_NAME_MAX, "%s", cp.name);
 	if (!apply)
 		return SWITCH_PORTS_MAX;
@@ -252,5 +254,148 @@ int portctl_del(const char *name, bool apply, char *err, size_t errlen)
 	if (rc < 0 && rc != -EBADF)
 		warn("state: cannot save after removing %s: %s", name,
 		     strerror(-rc));
+	return idx;
+}
+
+/**
+ * portctl_set() - change a running port's rate limits
+ * @arg:	"NAME,KEY=VALUE[,KEY=VALUE]...": rate= and burst= for both
+ *		directions, rx-rate=, rx-burst=, tx-rate=, tx-burst= for one;
+ *		a rate of 0 or off lifts the limit, a direction whose rate
+ *		is set without a burst gets the default burst
+ * @apply:	change it; false: check only
+ * @err:	one-line message on failure
+ * @errlen:	its size
+ *
+ * Nothing is changed unless every item parses.  The bucket restarts
+ * full.
+ *
+ * Return: the port's index, or -EINVAL / -ENOENT with @err set
+ * Context: control thread, workers running
+ */
+int portctl_set(const char *arg, bool apply, char *err, size_t errlen)
+{
+	static const char *const keys[] = {
+		"rate", "burst", "rx-rate", "rx-burst", "tx-rate", "tx-burst",
+	};
+	char buf[512], *item, *save = NULL, name[CONF_NAME_MAX];
+	uint64_t rate[RATE_DIRS], burst[RATE_DIRS], v;
+	bool set_rate[RATE_DIRS] = { false }, set_burst[RATE_DIRS] = { false };
+	const struct port_spec *spec;
+	unsigned int k, d, given = 0;
+	int idx, rc;
+
+	if (strlen(arg) >= sizeof(buf)) {
+		snprintf(err, errlen, "set: argument longer than %zu bytes",
+			 sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	memcpy(buf, arg, strlen(arg) + 1);
+	item = strtok_r(buf, ",", &save);
+	if (!item) {
+		snprintf(err, errlen, "set: NAME,KEY=VALUE... needed (keys: "
+			 "rate, burst, rx-rate, rx-burst, tx-rate, tx-burst)");
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "%.*s", CONF_NAME_MAX - 1, item);
+	idx = portctl_find(item);
+	if (idx < 0) {
+		snprintf(err, errlen, "set: no port named '%.*s'",
+			 CONF_NAME_MAX, item);
+		return -ENOENT;
+	}
+	while ((item = strtok_r(NULL, ",", &save))) {
+		char *val = strchr(item, '=');
+
+		if (val)
+			*val++ = '\0';
+		for (k = 0; k < ARRAY_SIZE(keys); k++)
+			if (!strcmp(item, keys[k]))
+				break;
+		if (k == ARRAY_SIZE(keys)) {
+			snprintf(err, errlen, "set: unknown key '%.32s' (rate, "
+				 "burst, rx-rate, rx-burst, tx-rate, tx-burst)",
+				 item);
+			return -EINVAL;
+		}
+		if (!val || !*val) {
+			snprintf(err, errlen, "set: %s needs a value",
+				 keys[k]);
+			return -EINVAL;
+		}
+		if (given & 1U << k) {
+			snprintf(err, errlen, "set: %s given twice", keys[k]);
+			return -EINVAL;
+		}
+		given |= 1U << k;
+		if (k % 2 == 0) {
+			rc = conf_parse_rate(val, &v);
+			if (rc) {
+				snprintf(err, errlen, "set: %s '%.32s': %s",
+					 keys[k], val, rc == -ERANGE ?
+					 "out of range (0, or 8000 bits/s to "
+					 "10T)" : "not a rate (bits/s, with k, "
+					 "M, G or T; 0 or off: none)");
+				return -EINVAL;
+			}
+		} else {
+			rc = conf_parse_size(val, &v);
+			if (!rc && (v < RATE_BURST_MIN || v > RATE_BURST_MAX))
+				rc = -ERANGE;
+			if (rc) {
+				snprintf(err, errlen, "set: %s '%.32s': %s",
+					 keys[k], val, rc == -ERANGE ?
+					 "out of range (64K-4G bytes)" :
+					 "not a size (bytes, with K, M or G)");
+				return -EINVAL;
+			}
+		}
+		for (d = 0; d < RATE_DIRS; d++) {
+			/* rate/burst: both; rx-*: RATE_RX; tx-*: RATE_TX */
+			if (k >= 2 && (k - 2) / 2 != d)
+				continue;
+			if (k >= 2 || !(given & 1U << (k + 2 + 2 * d))) {
+				if (k % 2 == 0) {
+					rate[d] = v;
+					set_rate[d] = true;
+				} else {
+					burst[d] = v;
+					set_burst[d] = true;
+				}
+			}
+		}
+	}
+	if (!given) {
+		snprintf(err, errlen, "set: nothing to set for '%s' (keys: "
+			 "rate, burst, rx-rate, rx-burst, tx-rate, tx-burst)",
+			 name);
+		return -EINVAL;
+	}
+	if (!apply)
+		return idx;
+	spec = switch_port_spec((unsigned int)idx);
+	for (d = 0; d < RATE_DIRS; d++) {
+		uint64_t old_rate = d == RATE_RX ? spec->rx_rate : spec->tx_rate;
+		uint64_t old_burst = d == RATE_RX ? spec->rx_burst :
+						    spec->tx_burst;
+
+		if (!set_rate[d] && !set_burst[d])
+			continue;
+		if (!set_rate[d])
+			rate[d] = old_rate;
+		if (!set_burst[d])
+			burst[d] = set_rate[d] ? 0 : old_burst;
+		switch_rate_set((unsigned int)idx, (enum rate_dir)d, rate[d],
+				burst[d]);
+		if (!rate[d])
+			info("ctl: port %s: %s limit lifted", name,
+			     d == RATE_RX ? "rx" : "tx");
+		else
+			info("ctl: port %s: %s limit %llu bit/s, burst %llu "
+			     "bytes", name, d == RATE_RX ? "rx" : "tx",
+			     (unsigned long long)rate[d],
+			     (unsigned long long)(burst[d] ? burst[d] :
+						  rate_default_burst(rate[d])));
+	}
 	return idx;
 }

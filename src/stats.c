@@ -28,9 +28,10 @@ const char *const stats_drop_names[STATS_DROP_COUNT] = {
 	[STATS_DROP_OFFLOAD]	= "offload",
 	[STATS_DROP_SPOOFED]	= "spoofed",
 	[STATS_DROP_STORM]	= "storm",
+	[STATS_DROP_RATE]	= "rate",
 };
 
-_Static_assert(STATS_DROP_STORM + 1 == STATS_DROP_COUNT,
+_Static_assert(STATS_DROP_RATE + 1 == STATS_DROP_COUNT,
 	       "a new drop reason needs a name in stats_drop_names[]");
 
 /* Indexed by enum stats_direct; same rules as stats_drop_names[]. */
@@ -41,9 +42,10 @@ const char *const stats_direct_names[STATS_DIRECT_COUNT] = {
 	[STATS_DIRECT_STEER]		= "steer",
 	[STATS_DIRECT_OFFLOAD]		= "offload",
 	[STATS_DIRECT_MTU]		= "mtu",
+	[STATS_DIRECT_RATE]		= "rate",
 };
 
-_Static_assert(STATS_DIRECT_MTU + 1 == STATS_DIRECT_COUNT,
+_Static_assert(STATS_DIRECT_RATE + 1 == STATS_DIRECT_COUNT,
 	       "a new direct fallback reason needs a name");
 
 /* Indexed by enum stats_learn; same rules as stats_drop_names[]. */

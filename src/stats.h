@@ -34,6 +34,7 @@ extern __thread unsigned int stats_slot;
  *				port is locked to (mac= port key)
  * @STATS_DROP_STORM:		flooded frame (broadcast, multicast, unknown
  *				unicast) beyond the source port's flood-rate
+ * @STATS_DROP_RATE:		over the destination's tx-rate= limit
  * @STATS_DROP_COUNT:		number of reasons
  */
 enum stats_drop {
@@ -46,6 +47,7 @@ enum stats_drop {
 	STATS_DROP_OFFLOAD,
 	STATS_DROP_SPOOFED,
 	STATS_DROP_STORM,
+	STATS_DROP_RATE,
 	STATS_DROP_COUNT,
 };
 
@@ -65,6 +67,8 @@ extern const char *const stats_drop_names[STATS_DROP_COUNT];
  *				a software checksum or segmentation, or the
  *				metadata is unusable)
  * @STATS_DIRECT_MTU:		larger than the guest's MTU
+ * @STATS_DIRECT_RATE:		the guest has a tx-rate= limit: its frames are
+ *				admitted one by one on the forwarding path
  * @STATS_DIRECT_COUNT:		number of reasons
  */
 enum stats_direct {
@@ -74,6 +78,7 @@ enum stats_direct {
 	STATS_DIRECT_STEER,
 	STATS_DIRECT_OFFLOAD,
 	STATS_DIRECT_MTU,
+	STATS_DIRECT_RATE,
 	STATS_DIRECT_COUNT,
 };
 
@@ -156,7 +161,7 @@ struct port_stats {
 	uint64_t polls;
 	uint64_t connects;
 	uint64_t type[10];
-	uint64_t spare[7];
+	uint64_t spare[5];
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
 /* @spare ends the struct: every other word is a counter, described. */

@@ -63,12 +63,15 @@ _Static_assert(SWITCH_PORTS_MAX <= FDB_PORTS,
  * @storm:	flooded-frame budget, taken by the workers polling the port
  * @mac:	the MAC the port is locked to, if @locked
  * @locked:	only frames from @mac are accepted (static FDB entry)
+ * @rate:	rx= and tx= rate limits (rate.h), indexed by enum rate_dir
  *
  * Written by the control thread before the port is in use; then only
- * @storm changes (atomically, storm.h).
+ * @storm and @rate change (atomically, storm.h, rate.h; @rate's settings
+ * also by vhostctl set).
  */
 struct switch_l2 {
 	struct storm storm;
+	struct rate rate[RATE_DIRS];
 	uint8_t mac[ETH_ALEN];
 	bool locked;
 };
@@ -144,6 +147,8 @@ static int switch_l2_init(unsigned int idx, const struct port_spec *spec)
 		   switch_clock_ns());
 	fdb_flush_port(&sw.fdb, (uint16_t)idx);
 	fdb_set_max(&sw.fdb, (uint16_t)idx, spec->max_macs);
+	rate_set(&l2->rate[RATE_RX], spec->rx_rate, spec->rx_burst, now_ns());
+	rate_set(&l2->rate[RATE_TX], spec->tx_rate, spec->tx_burst, now_ns());
 	l2->locked = spec->has_mac;
 	memcpy(l2->mac, spec->mac, ETH_ALEN);
 	if (!l2->locked)
@@ -259,6 +264,63 @@ void switch_port_del(unsigned int idx)
 	p->priv = NULL;
 	p->ops = NULL;
 	memset(&sw.spec[idx], 0, sizeof(sw.spec[idx]));
+}
+
+/**
+ * switch_rate() - a port's rate limit in one direction, if it has one
+ * @p:		port
+ * @dir:	RATE_RX (what it takes from its peer) or RATE_TX
+ * Return: the bucket, or NULL when that direction is not limited
+ * Context: any thread
+ */
+struct rate *switch_rate(const struct port *p, enum rate_dir dir)
+{
+	struct rate *r = &sw.l2[p->idx].rate[dir];
+
+	return rate_on(r) ? r : NULL;
+}
+
+/**
+ * switch_rate_get() - a port's limit, for ctl
+ * @idx:	port index
+ * @dir:	direction
+ * @bps:	out: bits per second, 0 if none
+ * @burst:	out: bytes
+ */
+void switch_rate_get(unsigned int idx, enum rate_dir dir, uint64_t *bps,
+		     uint64_t *burst)
+{
+	const struct rate *r = &sw.l2[idx].rate[dir];
+
+	*bps = __atomic_load_n(&r->bps, __ATOMIC_RELAXED);
+	*burst = __atomic_load_n(&r->burst, __ATOMIC_RELAXED);
+}
+
+/**
+ * switch_rate_set() - change a port's limit while it runs (vhostctl set)
+ * @idx:	port index, in use
+ * @dir:	direction
+ * @bps:	bits per second, 0: none
+ * @burst:	bytes, 0: the default for @bps
+ *
+ * The bucket starts full.  The port's spec is updated too, so that what
+ * ctl shows and a restart from the --state file agree.
+ *
+ * Context: control thread
+ */
+void switch_rate_set(unsigned int idx, enum rate_dir dir, uint64_t bps,
+		     uint64_t burst)
+{
+	struct port_spec *spec = &sw.spec[idx];
+
+	rate_set(&sw.l2[idx].rate[dir], bps, burst, now_ns());
+	if (dir == RATE_RX) {
+		spec->rx_rate = bps;
+		spec->rx_burst = burst;
+	} else {
+		spec->tx_rate = bps;
+		spec->tx_burst = burst;
+	}
 }
 
 /**
@@ -401,6 +463,32 @@ void switch_inject(struct port *src, struct pkt *pkt)
 }
 
 /**
+ * switch_rate_admit() - the frames of a burst that @p's tx= limit admits
+ * @p:		destination port, its tx= limit on
+ * @pkts:	the burst for it, compacted in place
+ * @n:		frames in it
+ *
+ * Each frame is admitted or dropped on its own (rate.h): a small frame
+ * may pass where a big one did not.  Drops are counted on @p as "rate".
+ *
+ * Return: frames left in @pkts
+ */
+static unsigned int switch_rate_admit(struct port *p, struct pkt **pkts,
+				      unsigned int n)
+{
+	struct rate *r = &sw.l2[p->idx].rate[RATE_TX];
+	uint64_t now = now_ns();
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (rate_admit(r, now, pkts[i]->len))
+			pkts[k++] = pkts[i];
+	if (k < n)
+		stats_add(&port_ctr(p)->drops[STATS_DROP_RATE], n - k);
+	return k;
+}
+
+/**
  * switch_forward() - forward a burst received on @src
  * @src:	port the frames came from
  * @pkts:	frames (at most SWITCH_BURST are looked at per call; callers
@@ -496,6 +584,11 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 
 		if (!cnt[d])
 			continue;
+		if (unlikely(rate_on(&sw.l2[d].rate[RATE_TX]))) {
+			cnt[d] = switch_rate_admit(p, out[d], cnt[d]);
+			if (!cnt[d])
+				continue;
+		}
 		capture_burst(d, CAPTURE_TX, out[d], cnt[d]);
 		p->ops->xmit(p, out[d], cnt[d]);
 	}
@@ -724,7 +817,9 @@ unsigned int switch_lend_rx(struct port *src, struct port_reader *rd,
 		int why = STATS_DIRECT_DOWN;
 		unsigned int n = 0;
 
-		if (dst && dst->ops->lend_begin)
+		if (unlikely(dst && rate_on(&sw.l2[dst->idx].rate[RATE_TX])))
+			why = STATS_DIRECT_RATE;
+		else if (dst && dst->ops->lend_begin)
 			stop = switch_lend_some(src, dst, rd,
 						turn->budget - turn->done, &n,
 						&why);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "fdb.h"
+#include "rate.h"
 #include "port/port.h"
 
 #define SWITCH_PORTS_MAX	64
@@ -48,6 +49,10 @@ _Static_assert(SWITCH_PORTS_MAX <= PORT_IDX_MAX,
  * switch_now_s()	the switch's clock, seconds: now_s() as of the last
  *			switch_init()/switch_timer(), for MAC learning.
  * switch_fini()	close every port (control, shutdown).
+ * switch_rate()	a port's rx= or tx= bucket, NULL if unlimited (any
+ *			thread: the worker checks a source's rx= per turn).
+ * switch_rate_get()	a port's limit (bits/s, burst) for ctl.
+ * switch_rate_set()	change it (control: vhostctl set).
  */
 void switch_init(uint32_t age_s);
 int switch_port_add(const struct port_spec *spec);
@@ -81,5 +86,10 @@ static inline uint32_t switch_now_s(void)
 	return __atomic_load_n(&switch_clock_s, __ATOMIC_RELAXED);
 }
 void switch_fini(void);
+struct rate *switch_rate(const struct port *p, enum rate_dir dir);
+void switch_rate_get(unsigned int idx, enum rate_dir dir, uint64_t *bps,
+		     uint64_t *burst);
+void switch_rate_set(unsigned int idx, enum rate_dir dir, uint64_t bps,
+		     uint64_t burst);
 
 #endif /* VHOSTD_SWITCH_H */

@@ -144,6 +144,11 @@ struct worker_ref {
  * @busy_ns:	time in passes that found work (the thread; read by ctl)
  * @start_ns:	when the thread's loop began (the thread, before @tid)
  * @active:	sources polled every pass (notifications off)
+ * @nheld:	sources in @held
+ * @held:	sources held back by their port's rx= rate limit while the
+ *		worker sleeps: not armed (the guest need not kick), back in
+ *		@active when the sleep ends
+ * @wake_ns:	when the first of @held may run again
  *
  * Everything but @epfd, @nfds, @running, @pass, @asleep, @busy_ns,
  * @start_ns and @tid is private to the thread.
@@ -163,6 +168,9 @@ struct worker {
 	uint64_t busy_ns;
 	uint64_t start_ns;
 	struct worker_ref active[WORKER_SRCS];
+	unsigned int nheld;
+	uint64_t wake_ns;
+	struct worker_ref held[WORKER_SRCS];
 } __cacheline_aligned;
 
 static struct worker workers[WORKERS_MAX];
@@ -254,15 +262,36 @@ static const struct worker_src *worker_src_get(struct worker_ref ref)
  * switch forwards it, the port gives the buffers back; until the budget
  * is spent or the queue runs dry.
  *
- * Return: frames the source processed
+ * A port with an rx= limit (rate.h) gets no turn while its bucket is
+ * past the tolerance, and a turn of at most the room left otherwise; the
+ * bytes it took, as its rx_bytes counter in this worker's slot grew (the
+ * direct TAP path included), are charged after.
+ *
+ * Return: frames the source processed; 0 with @held_until set (clock,
+ *	   ns) when the limit held it back
  */
-static unsigned int worker_turn(const struct worker_src *s)
+static unsigned int worker_turn(const struct worker_src *s,
+				uint64_t *held_until)
 {
 	const struct port_ops *ops = s->port->ops;
 	struct port_turn turn = { .budget = WORKER_BUDGET };
 	struct pkt *pkts[SWITCH_BURST];
 	struct port *p = s->port;
+	struct rate *lim = switch_rate(p, RATE_RX);
+	uint64_t t = 0, b0 = 0;
 
+	if (unlikely(lim)) {
+		int64_t room;
+
+		t = now_ns();
+		room = rate_room(lim, t);
+		if (room <= 0) {
+			*held_until = t + rate_wait(lim, t);
+			return 0;
+		}
+		turn.bytes = (uint64_t)room;
+		b0 = port_ctr(p)->rx_bytes;
+	}
 	if (!ops->rx_begin(p, s->q, &turn))
 		return 0;
 	while (turn.done < turn.budget && !turn.dry) {
@@ -279,7 +308,45 @@ static unsigned int worker_turn(const struct worker_src *s)
 			break;	/* the port broke its contract: no loop */
 	}
 	ops->rx_end(p, s->q, &turn);
+	if (unlikely(lim))
+		rate_charge(lim, t, port_ctr(p)->rx_bytes - b0);
 	return turn.done;
+}
+
+/**
+ * worker_held() - whether a source's port holds it back now (rx= limit)
+ * @s:		source
+ * @now:	clock, ns
+ * @until:	out: when it may run again, if held
+ * Return: true if held
+ */
+static bool worker_held(const struct worker_src *s, uint64_t now,
+			uint64_t *until)
+{
+	struct rate *lim = switch_rate(s->port, RATE_RX);
+
+	if (!lim || rate_room(lim, now) > 0)
+		return false;
+	*until = now + rate_wait(lim, now);
+	return true;
+}
+
+/**
+ * worker_sleep_ms() - epoll_wait()'s timeout for a worker about to sleep
+ * @w:		worker, nothing active
+ * Return: -1 (until an event), or ms until its first held source may run
+ */
+static int worker_sleep_ms(const struct worker *w)
+{
+	uint64_t now, ms;
+
+	if (!w->nheld)
+		return -1;
+	now = now_ns();
+	if (w->wake_ns <= now)
+		return 0;
+	ms = (w->wake_ns - now + 999999) / 1000000;
+	return ms > 1000 ? 1000 : (int)ms;
 }
 
 /**
@@ -403,8 +470,9 @@ static void *worker_loop(void *arg)
 	if (efd_watch_thread() < 0)
 		warn("worker %u: not under the eventfd watchdog", w->idx);
 	for (;;) {
-		unsigned int i, nactive;
-		bool work = false;
+		unsigned int i, nactive, held = 0;
+		uint64_t until = 0;
+		bool work = false, woke = false;
 		int n = 0;
 
 		/* A new pass: whatever was unpublished before this is not
@@ -418,19 +486,30 @@ static void *worker_loop(void *arg)
 				__atomic_store_n(&w->asleep, true,
 						 __ATOMIC_SEQ_CST);
 			n = epoll_wait(w->epfd, evs, WORKER_EVENTS,
-				       sleep ? -1 : 0);
+				       sleep ? worker_sleep_ms(w) : 0);
 			if (sleep) {
 				__atomic_store_n(&w->asleep, false,
 						 __ATOMIC_SEQ_CST);
 				__atomic_fetch_add(&w->pass, 1,
 						   __ATOMIC_SEQ_CST);
+				woke = true;
 				mark = now_ns();	/* the sleep: idle */
 			}
+
 			polled = 0;
 		}
 		if (n < 0 && errno != EINTR) {
 			err("worker %u: epoll_wait: %s", w->idx, strerror(errno));
 			return NULL;
+		}
+		/* Held sources are looked at again once their time has
+		 * come (a turn holds them back once more if need be), or
+		 * whenever the worker wakes from a sleep.
+		 */
+		if (unlikely(w->nheld) && (woke || now_ns() >= w->wake_ns)) {
+			for (i = 0; i < w->nheld; i++)
+				worker_add_active(w, w->held[i]);
+			w->nheld = 0;
 		}
 		for (i = 0; n > 0 && i < (unsigned int)n; i++) {
 			struct worker_ref ref = {
@@ -451,8 +530,11 @@ static void *worker_loop(void *arg)
 				w->active[i--] = w->active[--w->nactive];
 				continue;
 			}
-			if (worker_turn(s))
+			until = 0;
+			if (worker_turn(s, &until))
 				work = true;
+			else if (until)
+				held++;
 		}
 		if (work) {
 			uint64_t t = now_ns();
@@ -480,9 +562,12 @@ static void *worker_loop(void *arg)
 			staged = true;
 		}
 
-		/* A whole pass found nothing: spin out the poll window. */
-		if (worker_poll_us && worker_window_open(&dry_since,
-							 &dry_passes, &mark)) {
+		/* A whole pass found nothing: spin out the poll window --
+		 * unless every source is held back by a rate limit, which
+		 * polling cannot hurry.
+		 */
+		if (worker_poll_us && held < w->nactive &&
+		    worker_window_open(&dry_since, &dry_passes, &mark)) {
 			/* Looking again at once would only pull the guest's
 			 * avail index line away from the guest writing it.
 			 */
@@ -492,13 +577,25 @@ static void *worker_loop(void *arg)
 		}
 		dry_since = 0;
 
-		/* Sleep, unless arming reveals work that raced in. */
+		/* Sleep, unless arming reveals work that raced in.  A
+		 * source its rate limit holds back is not armed: it waits
+		 * in @held, for the sleep's timeout.
+		 */
 		nactive = w->nactive;
 		w->nactive = 0;
 		for (i = 0; i < nactive; i++) {
 			const struct worker_src *s = worker_src_get(w->active[i]);
 
-			if (s && worker_arm_src(s))
+			if (!s)
+				continue;
+			if (held && w->nheld < WORKER_SRCS &&
+			    worker_held(s, now_ns(), &until)) {
+				if (!w->nheld || until < w->wake_ns)
+					w->wake_ns = until;
+				w->held[w->nheld++] = w->active[i];
+				continue;
+			}
+			if (worker_arm_src(s))
 				w->active[w->nactive++] = w->active[i];
 		}
 	}

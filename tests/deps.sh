@@ -8,7 +8,10 @@ PKGS=(build-essential clang libcmocka-dev libbpf-dev libxdp-dev libcap-dev libse
       libmicrohttpd-dev
       qemu-system-x86 busybox-static iperf3 iperf iputils-ping iproute2
       cpio kmod socat procps psmisc jq ethtool tcpdump python3 dpdk-dev
-      openvswitch-switch curl prometheus)
+      openvswitch-switch libvirt-daemon-system libvirt-clients
+      libvirt-daemon-driver-qemu
+      debhelper dpkg-dev lintian man-db systemd systemd-container
+      curl prometheus)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -21,8 +24,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 	# No package may start a daemon of its own here: openvswitch-switch's
 	# postinst would start a system OVS in the default namespace (the
 	# tests start theirs in a namespace of their own, tests/integration/
-	# ovs.sh), prometheus's a server on :9090 (the tests want promtool
-	# alone, tests/integration/metrics.sh).  invoke-rc.d and deb-systemd-invoke ask policy-rc.d; 101
+	# ovs.sh), libvirt-daemon-system's a libvirtd that autostarts its
+	# "default" network, a bridge with NAT rules on the host
+	# (tests/guest/libvirt.sh starts its own libvirtd, in namespaces),
+	# prometheus's a server on :9090 (the tests want promtool alone,
+	# tests/integration/metrics.sh).  invoke-rc.d and deb-systemd-invoke ask policy-rc.d; 101
 	# is "action not allowed".  One already there (a container's) stays.
 	if [ ! -e /usr/sbin/policy-rc.d ]; then
 		printf '#!/bin/sh\n# tests/deps.sh, during apt-get install\nexit 101\n' \

@@ -101,6 +101,12 @@ step integration env BUILD=build/asan VHOSTD_USER=nobody tests/integration/run.s
 step ctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ctl.sh
 # Ports added and removed at run time, under the filter as nobody.
 step portctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/portctl.sh
+# --config FILE, vhostctl reload and SIGHUP: ports of the file added,
+# removed and re-created under traffic, refusals that apply nothing.
+step reload env BUILD=build/asan VHOSTD_USER=nobody tests/integration/reload.sh
+# Rate limits: rx-rate by back-pressure, tx-rate by counted drops, two
+# limited guests at once, vhostctl set; each rate within 5 % over 10 s.
+step ratelimit env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ratelimit.sh
 step lifecycle env BUILD=build/asan VHOSTD_USER=nobody tests/integration/lifecycle.sh
 step privilege env BUILD=build/asan tests/integration/privilege.sh
 step l2 env BUILD=build/asan VHOSTD_USER=nobody tests/integration/l2.sh
@@ -134,6 +140,10 @@ step soak tests/soak/run.sh "${SOAK_SECONDS:-30}"
 step mutants tests/mutants/run.sh --ci
 # ThreadSanitizer over the unit and integration suites (its own build).
 step tsan tests/tsan.sh
+# make install/uninstall, the systemd unit (verify, security score), the
+# .deb built, lintian, installed, run as the unit runs it and under
+# systemd in systemd-nspawn, purged.
+step package tests/package.sh
 if [ -z "${SKIP_GUEST:-}" ]; then
 	step guest-setup tests/guest/setup.sh
 	step guest-e2e tests/guest/e2e.sh
@@ -143,11 +153,15 @@ if [ -z "${SKIP_GUEST:-}" ]; then
 		tests/guest/migrate.sh
 	# Two guests on two vhostd joined only by their vxlan ports.
 	step guest-vxlan env VHOSTD=build/asan/vhostd tests/guest/vxlan.sh
+	# README.md's libvirt setup, its vhostd line and domain XML as
+	# written, run by a libvirtd of the test's own (in its namespaces).
+	step guest-libvirt env VHOSTD=build/asan/vhostd tests/guest/libvirt.sh
 else
 	skip_step guest-setup "SKIP_GUEST set"
 	skip_step guest-e2e "SKIP_GUEST set"
 	skip_step guest-migrate "SKIP_GUEST set"
 	skip_step guest-vxlan "SKIP_GUEST set"
+	skip_step guest-libvirt "SKIP_GUEST set"
 fi
 
 echo

@@ -44,6 +44,7 @@
  * two.  64 ports at 64 fill at most a table's worth.
  */
 #define PORT_MAX_MACS_DEFAULT	64
+#define PORT_RATE_UNSET		UINT64_MAX	/* rate= etc. not given */
 #define PORT_MAX_MACS_MAX	4096	/* max-macs= at most: the MAC table's
 					 * size (FDB_SIZE, checked in conf.c)
 					 */
@@ -80,7 +81,11 @@ struct port;
  *			the key alone means on
  * @PORT_OPT_UINT:	decimal in [@min, @max], an unsigned int (@def)
  * @PORT_OPT_SIZE:	bytes, with an optional K, M, G or T (1024-based),
- *			non-zero, a uint64_t (@def)
+ *			non-zero, a uint64_t (@def); in [@min, @max] if
+ *			@max is set
+ * @PORT_OPT_RATE:	bits per second, with an optional k, M, G or T
+ *			(1000-based), or 0 or off (no limit), a uint64_t
+ *			(@def); in [@min, @max] unless 0
  * @PORT_OPT_MAC:	a unicast station address aa:bb:cc:dd:ee:ff, a
  *			uint8_t[6] left zero when not given
  * @PORT_OPT_ADDR:	a numeric IPv4 HOST:PORT or [IPv6]:PORT, a union
@@ -102,6 +107,7 @@ enum port_opt_type {
 	PORT_OPT_BOOL,
 	PORT_OPT_UINT,
 	PORT_OPT_SIZE,
+	PORT_OPT_RATE,
 	PORT_OPT_MAC,
 	PORT_OPT_ADDR,
 	PORT_OPT_IP,
@@ -190,6 +196,13 @@ struct port_ip {
  * @flood_rate:	flooded frames per second the port may send (flood-rate=,
  *		0 = no limit)
  * @flood_burst: bucket depth for @flood_rate (flood-burst=, 0 = default)
+ * @rate:	bits/s both ways (rate=; PORT_RATE_UNSET when not given)
+ * @burst:	bytes both ways (burst=; 0: not given)
+ * @rx_rate:	bits/s the port may take from its peer (rx-rate=, else
+ *		rate=; 0: no limit), resolved by conf.c
+ * @rx_burst:	its burst, bytes (rx-burst=, else burst=; 0: default)
+ * @tx_rate:	bits/s delivered to the peer (tx-rate=, else rate=)
+ * @tx_burst:	its burst (tx-burst=, else burst=)
  * @given:	bit i: the type's @opts[i] was in the spec
  * @opts:	the type's options struct, @ops->opts_size bytes
  */
@@ -202,6 +215,12 @@ struct port_spec {
 	bool has_mac;
 	unsigned int flood_rate;
 	unsigned int flood_burst;
+	uint64_t rate;
+	uint64_t burst;
+	uint64_t rx_rate;
+	uint64_t rx_burst;
+	uint64_t tx_rate;
+	uint64_t tx_burst;
 	uint32_t given;
 	_Alignas(16) unsigned char opts[PORT_OPTS_SIZE];
 };
@@ -232,6 +251,10 @@ enum port_src_kind {
  * @budget:	frames, or their worth, the turn may process (in)
  * @done:	frames processed so far, dropped ones included
  * @dry:	the queue has nothing more now
+ * @bytes:	bytes the turn may take (in; 0: no limit): the port's
+ *		rx= rate limit (rate.h).  A port that can stop by bytes
+ *		stops once they are spent (the last frame may overshoot);
+ *		the others overshoot by a turn, charged all the same
  *
  * A turn is rx_begin, then rx_burst and rx_done until the budget is
  * spent or the queue runs dry, then rx_end (struct port_ops).
@@ -240,6 +263,7 @@ struct port_turn {
 	unsigned int budget;
 	unsigned int done;
 	bool dry;
+	uint64_t bytes;
 };
 
 /**

@@ -201,6 +201,9 @@ bool port_vhost_rx_begin(struct port *p, uint32_t qi, struct port_turn *turn)
 	}
 	tq->work.descs = (int64_t)turn->budget * PORT_VHOST_POLL_DESCS;
 	tq->work.bytes = (int64_t)turn->budget * PORT_VHOST_POLL_BYTES;
+	/* The rx= rate limit's room: the last chain may overshoot it. */
+	if (turn->bytes && (uint64_t)tq->work.bytes > turn->bytes)
+		tq->work.bytes = (int64_t)turn->bytes;
 	tq->npush = 0;
 	tq->total = 0;
 	return true;

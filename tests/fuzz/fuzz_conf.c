@@ -7,6 +7,9 @@
  * must end in a result or one clear error line: no crash, no read past a
  * buffer, an error message that is one line starting "vhostd: ", and on
  * success values inside their documented ranges.
+ *
+ * The same input, whole, is also a --config file: written to a file of
+ * this process' own and parsed as "vhostd --config FILE".
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../src/conf.h"
 
@@ -67,6 +71,51 @@ static void check_port(const struct port_spec *p)
 	}
 }
 
+/**
+ * check_file() - the input as a --config file
+ * @data:	file contents
+ * @size:	their length
+ * @c:		result buffer
+ */
+static void check_file(const uint8_t *data, size_t size, struct conf *c)
+{
+	static char path[64];
+	char *argv[] = { "vhostd", "--config", path, NULL };
+	char err[1024];
+	unsigned int i;
+	FILE *f;
+	int rc;
+
+	if (!*path)
+		snprintf(path, sizeof(path), "/tmp/fuzz_conf.%d", (int)getpid());
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	if (size && fwrite(data, 1, size, f) != size) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	err[0] = '\0';
+	rc = conf_parse(3, argv, c, err, sizeof(err));
+	unlink(path);
+	if (rc < 0) {
+		check_err(err);
+	} else if (rc == 0) {
+		if (c->nports > CONF_PORTS_MAX || !c->workers ||
+		    c->from_file != (c->nports == 64 ? ~0ULL :
+				     (1ULL << c->nports) - 1))
+			abort();
+		for (i = 0; i < c->nports; i++)
+			if (!c->line[i])
+				abort();
+			else
+				check_port(&c->ports[i]);
+	} else {
+		abort();	/* help and version are refused in a file */
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct conf c;
@@ -113,5 +162,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 out:
 	free(buf);
+	check_file(data, size, &c);
 	return 0;
 }

@@ -8,8 +8,11 @@
 #   NAME.log    <--file chardev--  /dev/ttyS0  kernel console, "VH-READY ..." marker
 #
 # Kernel command line: vh.ip=ADDR/LEN (eth0 address), vh.name=NAME,
-# vh.mtu=N (optional).  Commands run one at a time with sh; a command that
-# wants to run in the background must redirect its own output.
+# vh.mtu=N (optional), vh.ping=ADDR (optional: once up, ping ADDR and
+# report on the console, "VH-PING ..." lines, then "VH-PING-DONE rc=N";
+# for a guest with no command channel, such as libvirt.sh's, which has
+# only ttyS0).  Commands run one at a time with sh; a command that wants
+# to run in the background must redirect its own output.
 export PATH=/usr/bin:/bin:/sbin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -18,12 +21,13 @@ mount -t tmpfs tmp /tmp
 
 con() { echo "$*" > /dev/ttyS0; }
 
-ip='' name=guest mtu=''
+ip='' name=guest mtu='' ping=''
 for a in $(cat /proc/cmdline); do
 	case "$a" in
 	vh.ip=*) ip=${a#vh.ip=} ;;
 	vh.name=*) name=${a#vh.name=} ;;
 	vh.mtu=*) mtu=${a#vh.mtu=} ;;
+	vh.ping=*) ping=${a#vh.ping=} ;;
 	esac
 done
 
@@ -49,9 +53,27 @@ else
 fi
 
 # The command channel: raw, no echo, so bytes pass untouched both ways.
-stty -F /dev/ttyS1 115200 raw -echo -echoe -echok -echoctl -echoke -ixon -ixoff
-exec 3<>/dev/ttyS1
+# Without a second serial port there is none (an exec redirection that
+# fails would end /init, and the kernel with it).
+chan=0
+if stty -F /dev/ttyS1 115200 raw -echo -echoe -echok -echoctl -echoke -ixon -ixoff 2>/dev/null
+then
+	exec 3<>/dev/ttyS1
+	chan=1
+fi
 con "VH-READY name=$name ip=$ip mac=$mac"
+if [ -n "$ping" ]; then
+	(
+		/usr/bin/ping -c 5 -i 0.2 -w 30 "$ping" > /tmp/ping.out 2>&1
+		rc=$?
+		while IFS= read -r l; do con "VH-PING $l"; done < /tmp/ping.out
+		con "VH-PING-DONE rc=$rc"
+	) &
+fi
+if [ $chan = 0 ]; then
+	con "VH-NOTE no command channel (no ttyS1)"
+	while :; do sleep 3600; done
+fi
 
 while :; do
 	line=

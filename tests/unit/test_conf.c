@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include "../../src/conf.h"
@@ -844,6 +845,121 @@ static void test_too_many_ports(void **state)
 	assert_non_null(strstr(err, "more than 64 ports"));
 }
 
+/**
+ * conf_file() - write @text to a fresh temporary file
+ * @path:	its name, out (a mkstemp() template is filled in)
+ * @text:	contents
+ */
+static void conf_file(char *path, const char *text)
+{
+	int fd;
+
+	strcpy(path, "/tmp/vhostd-test-conf.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* --config FILE: the same options, one per line, in place of --config */
+static void test_config_file(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *err;	/* NULL: parses */
+	} bad[] = {
+		{ "workers 2\nbogus 1\n", ":2: unknown option 'bogus'" },
+		{ "\n# c\nport vhost-user,path=/a,nokey=1\n",
+		  ":3: --port 'vhost-user,path=/a,nokey=1': unknown key" },
+		{ "workers\n", ":1: 'workers' needs a value" },
+		{ "verbose 2\n", ":1: 'verbose' takes no value" },
+		{ "help\n", ":1: 'help' is for the command line" },
+		{ "config /etc/x\n", ":1: config may not name another file" },
+		{ "workers 99\n", ":1: --workers '99': out of range" },
+		{ "port vhost-user,path=/a\nport vhost-user,path=/a\n",
+		  "both use path '/a'" },
+	};
+	char path[64], err[256];
+	unsigned int i;
+
+	(void)state;
+	conf_file(path, "# vhostd.conf\n"
+		  "  workers 2   \n"
+		  "\n"
+		  "port vhost-user,path=/run/vm1.sock,name=vm1\n"
+		  "--port=vhost-user,path=/run/vm2.sock\r\n"
+		  "\t# indented comment\n"
+		  "poll-us = 0\n"
+		  "verbose");
+	assert_int_equal(parse(&conf, err, "--port", "vhost-user,path=/c",
+			       "--config", path, "--fdb-age", "7",
+			       (char *)NULL), 0);
+	assert_int_equal(conf.nports, 3);
+	assert_string_equal(conf.ports[0].name, "vu0");
+	assert_string_equal(conf.ports[1].name, "vm1");
+	assert_string_equal(conf.ports[2].name, "vu2");
+	assert_int_equal(conf.from_file, 6);	/* ports 1 and 2 */
+	assert_int_equal(conf.line[1], 4);
+	assert_int_equal(conf.line[2], 5);
+	assert_int_equal(conf.workers, 2);
+	assert_int_equal(conf.poll_us, 0);
+	assert_int_equal(conf.fdb_age_s, 7);
+	assert_int_equal(conf.verbose, 1);
+	assert_string_equal(conf.config_path, path);
+	/* The command line after --config overrides it. */
+	assert_int_equal(parse(&conf, err, "--config", path, "--workers", "3",
+			       (char *)NULL), 0);
+	assert_int_equal(conf.workers, 3);
+	assert_int_equal(parse(&conf, err, "--config", path, "--config", path,
+			       (char *)NULL), -EINVAL);
+	assert_non_null(strstr(err, "--config given twice"));
+	unlink(path);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		conf_file(path, bad[i].text);
+		if (!bad[i].err) {
+			assert_int_equal(parse(&conf, err, "--config", path,
+					       (char *)NULL), 0);
+		} else {
+			assert_int_equal(parse(&conf, err, "--config", path,
+					       (char *)NULL), -EINVAL);
+			if (!strstr(err, bad[i].err) ||
+			    strncmp(err, "vhostd: ", 8))
+				fail_msg("%u: '%s' lacks '%s'", i, err,
+					 bad[i].err);
+			if (bad[i].err[0] == ':' && !strstr(err, path))
+				fail_msg("%u: '%s' lacks the file name", i,
+					 err);
+		}
+		unlink(path);
+	}
+	assert_int_equal(parse(&conf, err, "--config", "/nonexistent/x",
+			       (char *)NULL), -EINVAL);
+	assert_non_null(strstr(err, "No such file"));
+	assert_int_equal(parse(&conf, err, "--config", "/tmp", (char *)NULL),
+			 -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
+}
+
+/* What a reload may not change is named, the ports aside. */
+static void test_same_settings(void **state)
+{
+	static struct conf other;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&conf, err, "--port", "vhost-user,path=/a",
+			       "--workers", "2", (char *)NULL), 0);
+	assert_int_equal(parse(&other, err, "--port", "vhost-user,path=/b",
+			       "--workers", "2", (char *)NULL), 0);
+	assert_null(conf_same_settings(&conf, &other));
+	assert_int_equal(parse(&other, err, "--workers", "3", (char *)NULL), 0);
+	assert_string_equal(conf_same_settings(&conf, &other), "workers");
+	assert_int_equal(parse(&other, err, "--workers", "2", "--poll-us", "1",
+			       (char *)NULL), 0);
+	assert_string_equal(conf_same_settings(&conf, &other), "poll-us");
+}
+
 static void test_help_version(void **state)
 {
 	char err[256];
@@ -884,6 +1000,8 @@ int main(void)
 		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_too_many_ports),
 		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_config_file),
+		cmocka_unit_test(test_same_settings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
