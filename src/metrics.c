@@ -18,7 +18,10 @@
  * with ctl_exec("metrics"), exactly as for a ctl client, and hands the
  * buffer over under a mutex; the HTTP thread waits for it at most
  * METRICS_WAIT_MS (the control thread may be serving a slow ctl client,
- * up to 500 ms each) and answers 503 after that.  The control thread
+ * up to 500 ms each) and answers 503 after that.  A rendering answers
+ * every request of the next METRICS_FRESH_NS too, so that clients asking
+ * in a loop cost the control thread ten renderings a second at most.
+ * The control thread
  * never waits for the HTTP thread: it holds the mutex only to swap a
  * pointer.  The workers are not involved at all: their counters are read
  * as ctl reads them (stats.h, worker_info_get()).
@@ -67,6 +70,11 @@
 #define METRICS_POOL		(16U << 10)	/* request headers, bytes */
 #define METRICS_BACKLOG		16
 #define METRICS_WAIT_MS		2000	/* for the control thread to render */
+/* A rendering younger than this answers the next request too: however
+ * fast clients ask, the control thread renders at most 10 times a
+ * second for them (a scrape every few seconds never notices).
+ */
+#define METRICS_FRESH_NS	100000000ULL
 #define METRICS_PATH		"/metrics"
 #define METRICS_TYPE		"text/plain; version=0.0.4; charset=utf-8"
 
@@ -97,6 +105,18 @@ static struct metrics_xchg metrics_x = {
 static int metrics_lfd = -1;	/* listening socket, until MHD owns it */
 static int metrics_efd = -1;	/* HTTP thread -> control thread */
 static struct MHD_Daemon *metrics_d;
+
+/**
+ * struct metrics_cache - the last exposition served (HTTP thread only)
+ * @text:	malloc'd, or NULL
+ * @len:	its length
+ * @at_ns:	now_ns() when it was asked for
+ */
+static struct metrics_cache {
+	char *text;
+	size_t len;
+	uint64_t at_ns;
+} metrics_cache;
 
 /**
  * metrics_on_ask() - the HTTP thread wants an exposition: render it
@@ -177,28 +197,24 @@ static char *metrics_fetch(size_t *len)
  * metrics_reply() - queue a response
  * @c:		connection
  * @status:	HTTP status
- * @body:	bytes; @must_free: malloc'd, MHD frees it; else static
+ * @body:	bytes: static, or the cache's (MHD copies them)
  * @len:	their count
- * @must_free:	see @body
  * @type:	Content-Type
  * Return: MHD_YES, or MHD_NO (MHD closes the connection)
  */
 static enum MHD_Result metrics_reply(struct MHD_Connection *c,
 				     unsigned int status, char *body,
-				     size_t len, bool must_free,
-				     const char *type)
+				     size_t len, const char *type)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, body, must_free ?
-					    MHD_RESPMEM_MUST_FREE :
+	r = MHD_create_response_from_buffer(len, body,
+					    body == metrics_cache.text ?
+					    MHD_RESPMEM_MUST_COPY :
 					    MHD_RESPMEM_PERSISTENT);
-	if (!r) {
-		if (must_free)
-			free(body);
+	if (!r)
 		return MHD_NO;
-	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
@@ -231,24 +247,31 @@ static enum MHD_Result metrics_on_request(void *cls, struct MHD_Connection *c,
 	static char not_found[] = "not found: try " METRICS_PATH "\n";
 	static char not_allowed[] = "method not allowed: GET or HEAD\n";
 	static char busy[] = "vhostd is busy: try again\n";
+	uint64_t now = now_ns();
 	char *text;
 	size_t len = 0;
 
 	if (strcmp(url, METRICS_PATH))
 		return metrics_reply(c, MHD_HTTP_NOT_FOUND, not_found,
-				     sizeof(not_found) - 1, false,
+				     sizeof(not_found) - 1,
 				     "text/plain; charset=utf-8");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return metrics_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				     not_allowed, sizeof(not_allowed) - 1,
-				     false, "text/plain; charset=utf-8");
-	text = metrics_fetch(&len);
-	if (!text)
-		return metrics_reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, busy,
-				     sizeof(busy) - 1, false,
 				     "text/plain; charset=utf-8");
-	return metrics_reply(c, MHD_HTTP_OK, text, len, true, METRICS_TYPE);
+	if (!metrics_cache.text ||
+	    now - metrics_cache.at_ns >= METRICS_FRESH_NS) {
+		text = metrics_fetch(&len);
+		if (!text)
+			return metrics_reply(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+					     busy, sizeof(busy) - 1,
+					     "text/plain; charset=utf-8");
+		free(metrics_cache.text);
+		metrics_cache = (struct metrics_cache){ text, len, now };
+	}
+	return metrics_reply(c, MHD_HTTP_OK, metrics_cache.text,
+			     metrics_cache.len, METRICS_TYPE);
 }
 
 /**
@@ -390,4 +413,6 @@ void metrics_close(void)
 	metrics_efd = -1;
 	free(metrics_x.text);
 	metrics_x.text = NULL;
+	free(metrics_cache.text);	/* the HTTP thread has ended */
+	metrics_cache.text = NULL;
 }

@@ -21,6 +21,9 @@
 #                      labels; values move)
 #   metrics-http       404 for other paths, 405 (Allow: GET, HEAD) for
 #                      POST/PUT/DELETE, HEAD: 200 with no body
+#   metrics-hammer     4 clients scraping in a loop for 3 s (renderings
+#                      shared for 100 ms): vhostctl stats answers within
+#                      1 s, A's pings all answered
 #   metrics-slowloris  50 silent connections from 127.0.0.2: a scrape from
 #                      127.0.0.1 answers at once (per-address limit), the
 #                      silent ones are closed within ~5 s, A's pings all
@@ -131,7 +134,8 @@ hold_start() {
 }
 
 # ---- one vhostd for the scrape tests --------------------------------------
-SCRAPES="metrics-scrape metrics-increase metrics-same metrics-http metrics-slowloris"
+SCRAPES="metrics-scrape metrics-increase metrics-same metrics-http metrics-hammer
+	 metrics-slowloris"
 any=0
 for t in $SCRAPES; do wanted "$t" && any=1; done
 if [ $any = 1 ]; then
@@ -251,6 +255,37 @@ if [ $any = 1 ]; then
 		[ "$(scrape "$URL" "$TMP/after")" = 200 ] || fail "GET after the bad requests"
 		result metrics-http "$([ -z "$ERR" ] && echo 0 || echo 1)" \
 			"${ERR:-6 paths 404, 5 methods 405 with Allow, HEAD without body, 40 KB URL $code}"
+	fi
+
+	# ---- metrics-hammer
+	if wanted metrics-hammer; then
+		ERR=$START_ERR
+		for k in 1 2 3 4; do
+			# shellcheck disable=SC2016 # expanded by the inner shell
+			URL=$URL OUT=$TMP/ham.$k bash -c '
+				end=$((SECONDS + 3)); n=0
+				while [ $SECONDS -lt $end ]; do
+					c=$(curl -s -m 5 -o /dev/null -w "%{http_code}" "$URL")
+					[ "$c" = 200 ] && n=$((n + 1))
+				done
+				echo $n >"$OUT"' &
+			BGPIDS+=("$!")
+		done
+		worst=0
+		for _ in $(seq 10); do
+			t0=$(date +%s%N)
+			timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" stats >/dev/null ||
+				fail "stats failed while scraped in a loop"
+			dt=$((($(date +%s%N) - t0) / 1000000))
+			[ $dt -gt $worst ] && worst=$dt
+		done
+		pings 20
+		wait "${BGPIDS[@]: -4}"
+		served=$(cat "$TMP"/ham.* 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
+		[ "$served" -gt 0 ] || fail "no scrape answered in the loops"
+		[ $worst -le 1000 ] || fail "vhostctl stats took $worst ms"
+		result metrics-hammer "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+			"${ERR:-4 curl loops, $served scrapes in 3 s; vhostctl stats at most $worst ms, 20/20 pings}"
 	fi
 
 	# ---- metrics-slowloris
