@@ -92,7 +92,7 @@ $(O)/libvdrv.a: $(VDRV_OBJS)
 # the static library: that one object, not libpcap's dependencies (dbus,
 # systemd), in the daemon.  vhostctl compiles the filters with the shared
 # libpcap.  --metrics serves HTTP with libmicrohttpd.
-DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp -lmicrohttpd \
+DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp -lsystemd -lmicrohttpd \
 	      -Wl,-Bstatic -lpcap -Wl,-Bdynamic
 
 $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a

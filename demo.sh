@@ -42,7 +42,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 		[ -e "/usr/include/$h" ] || need=1
 	done
 	if [ $need = 1 ]; then
-		pkgs=(gcc make libc6-dev libbpf-dev libxdp-dev libcap-dev libseccomp-dev libpcap-dev)
+		pkgs=(gcc make libc6-dev libbpf-dev libxdp-dev libcap-dev libseccomp-dev libpcap-dev libsystemd-dev)
 		apt-get install -y -q --no-install-recommends "${pkgs[@]}" || {
 			apt-get update -q
 			apt-get install -y -q --no-install-recommends "${pkgs[@]}"

@@ -46,6 +46,7 @@ static const struct vhostctl_cmd vhostctl_cmds[] = {
 	{ "port del",	"NAME",	"remove a port, with its MACs and counters" },
 	{ "set",	"NAME,KEY=VALUE..",
 	  "a port's rate limits: rate=, burst=, rx-rate=, tx-rate=, ..." },
+	{ "log level",	"LEVEL", "log error, warning, info or debug from now on" },
 	{ "reload",	NULL,	"re-read vhostd's --config: add, remove, re-create its ports" },
 	{ "capture",	"PORT [OPT].. [FILTER]",
 	  "stream PORT's frames as pcap (capture --help)" },

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "conf.h"
+#include "log.h"
 #include "rate.h"
 #include "util.h"
 #include "worker.h"
@@ -990,7 +991,11 @@ void conf_usage(void *f)
 "                       at once)\n"
 "  -a, --fdb-age S      forget MACs unseen for S seconds, 0-604800\n"
 "                       (default 300; 0: never)\n"
-"  -v, --verbose        more log output (repeat for debug)\n"
+"  -v, --verbose        debug messages too (as --log-level debug)\n"
+"      --log SINK       auto (default: the journal if stderr is it, else\n"
+"                       stderr), stderr, journal or syslog\n"
+"      --log-level L    error, warning, info (default) or debug; changed\n"
+"                       at run time with vhostctl log level L\n"
 "  -h, --help           this text\n"
 "  -V, --version        version\n"
 "\n"
@@ -1020,6 +1025,8 @@ enum {
 	CONF_OPT_CPUS,
 	CONF_OPT_METRICS,
 	CONF_OPT_CONFIG,
+	CONF_OPT_LOG,
+	CONF_OPT_LOG_LEVEL,
 };
 
 static const struct option conf_options[] = {
@@ -1033,6 +1040,8 @@ static const struct option conf_options[] = {
 	{ "cpus",	required_argument,	NULL, CONF_OPT_CPUS },
 	{ "metrics",	required_argument,	NULL, CONF_OPT_METRICS },
 	{ "config",	required_argument,	NULL, CONF_OPT_CONFIG },
+	{ "log",	required_argument,	NULL, CONF_OPT_LOG },
+	{ "log-level",	required_argument,	NULL, CONF_OPT_LOG_LEVEL },
 	{ "poll-us",	required_argument,	NULL, 'P' },
 	{ "fdb-age",	required_argument,	NULL, 'a' },
 	{ "verbose",	no_argument,		NULL, 'v' },
@@ -1269,6 +1278,20 @@ static int conf_apply(struct conf *c, int opt, const char *val,
 	case 'v':
 		c->verbose++;
 		return 0;
+	case CONF_OPT_LOG:
+		r = log_sink_parse(val);
+		if (r < 0)
+			return conf_err(err, errlen, "vhostd: --log '%s': not "
+					"auto, stderr, journal or syslog", val);
+		c->log_sink = r;
+		return 0;
+	case CONF_OPT_LOG_LEVEL:
+		r = log_level_parse(val);
+		if (r < 0)
+			return conf_err(err, errlen, "vhostd: --log-level '%s': "
+					"not error, warning, info or debug", val);
+		c->log_level = r;
+		return 0;
 	case 'h':
 		conf_usage(stdout);
 		return 1;
@@ -1441,6 +1464,8 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 	conf_sock_init(&c->ctl_sock);
 	c->user.uid = CONF_ID_NONE;
 	c->user.gid = CONF_ID_NONE;
+	c->log_sink = LOG_SINK_AUTO;
+	c->log_level = -1;
 	if (err && errlen)
 		*err = '\0';
 
@@ -1477,12 +1502,25 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 }
 
 /**
+ * conf_log_level() - the log level a configuration asks for
+ * @c:		parsed configuration
+ * Return: --log-level's, else LOG_LVL_DEBUG with -v, else LOG_LVL_INFO
+ */
+int conf_log_level(const struct conf *c)
+{
+	if (c->log_level >= 0)
+		return c->log_level;
+	return c->verbose ? LOG_LVL_DEBUG : LOG_LVL_INFO;
+}
+
+/**
  * conf_same_settings() - whether two parses agree on all but their ports
  * @a:		one (the running configuration)
  * @b:		the other (a reload's)
  *
  * What is not a port is set up once, at start-up (workers, sockets, the
  * user, the sandbox): a reload that would change it is refused whole.
+ * The log level is not compared: a reload applies it (reload.c).
  *
  * Return: NULL if they agree, else the option that differs first
  */
@@ -1508,8 +1546,8 @@ const char *conf_same_settings(const struct conf *a, const struct conf *b)
 		return "no-sandbox";
 	if (strcmp(a->state_path, b->state_path))
 		return "state";
-	if (a->verbose != b->verbose)
-		return "verbose";
+	if (a->log_sink != b->log_sink)
+		return "log";
 	if (strcmp(a->config_path, b->config_path))
 		return "config";
 	return NULL;

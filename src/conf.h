@@ -73,6 +73,8 @@ struct conf_user {
  * @config_path: --config FILE ("" = none)
  * @from_file:	bit i: @ports[i] was a "port" line of @config_path
  * @line:	for such a port, its line number there
+ * @log_sink:	--log: enum log_sink
+ * @log_level:	--log-level: enum log_level, -1 if not given (then -v)
  * @metrics:	--metrics: the HTTP endpoint's address (family AF_UNSPEC:
  *		none)
  */
@@ -93,6 +95,8 @@ struct conf {
 	char config_path[CONF_FILE_PATH_MAX];
 	uint64_t from_file;
 	unsigned int line[CONF_PORTS_MAX];
+	int log_sink;
+	int log_level;
 	union port_addr metrics;
 };
 
@@ -110,6 +114,8 @@ struct conf {
  *			(exit 0), -EINVAL with @err set (exit 2).
  * conf_usage()		print --help text to @f.
  * conf_parse_cpus()	--cpus LIST into @c->cpus; -EINVAL with @err set.
+ * conf_log_level()	the log level @c asks for: --log-level, else debug
+ *			with -v, else info (enum log_level).
  * conf_parse_rate()	bits per second, "100M" or "0"/"off" (rate=, and
  *			vhostctl set): 0, -EINVAL or -ERANGE.
  * conf_parse_size()	bytes, with an optional K, M, G or T (1024-based),
@@ -156,6 +162,7 @@ int conf_parse_cpus(const char *val, struct conf *c, char *err,
 		    size_t errlen);
 const char *conf_same_settings(const struct conf *a, const struct conf *b);
 int conf_parse_rate(const char *s, uint64_t *out);
+int conf_log_level(const struct conf *c);
 int conf_parse_size(const char *s, uint64_t *out);
 int conf_child_start(int argc, char **argv);
 int conf_child_parse(struct conf *out, char *err, size_t errlen);

@@ -145,6 +145,31 @@ static int ctl_cmd_set(struct ctl_buf *b, const char *arg)
 }
 
 /**
+ * ctl_cmd_log_level() - "log level LEVEL": the log level, from now on
+ * @b:		reply
+ * @arg:	error, warning, info or debug ("err", "warn" too)
+ * Return: 0, or -EINVAL
+ */
+static int ctl_cmd_log_level(struct ctl_buf *b, const char *arg)
+{
+	int lvl = log_level_parse(arg);
+
+	if (lvl < 0)
+		return ctl_error(b, "log level: not error, warning, info or "
+				 "debug");
+	if (ctl_live && lvl != (int)log_get_level()) {
+		log_set_level((enum log_level)lvl);
+		info("ctl: log level %s", log_level_name((enum log_level)lvl));
+	}
+	ctl_printf(b, "{\"ok\":true,\"level\":");
+	ctl_json_str(b, log_level_name((enum log_level)lvl));
+	ctl_printf(b, ",\"sink\":");
+	ctl_json_str(b, log_sink_name(log_sink()));
+	ctl_printf(b, "}\n");
+	return 0;
+}
+
+/**
  * ctl_json_names() - append ,"KEY":["NAME",...]
  * @b:		reply
  * @key:	the list's key
@@ -237,6 +262,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	  "remove a port, its MACs and counters (JSON)" },
 	{ "set",	ctl_cmd_set,	  "NAME,KEY=VALUE...",
 	  "a port's rate limits: rate, burst, rx-/tx-rate, -burst (JSON)" },
+	{ "log level",	ctl_cmd_log_level, "LEVEL",
+	  "log error, warning, info or debug messages from now on (JSON)" },
 	{ "reload",	ctl_cmd_reload,	  NULL,
 	  "re-read --config, add and remove its ports (JSON)" },
 	{ "capture",	ctl_cmd_capture,  "NAME[,KEYS]",

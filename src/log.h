@@ -23,6 +23,20 @@
  *
  * Datapath code must not log per packet: it counts.  What it logs at all
  * (a kick read failing) goes through its port's source.
+ *
+ * DOC: Where it goes
+ *
+ * --log stderr: one line per message, "vhostd[SEC.MS] LEVEL: text".
+ * --log journal: systemd's native protocol (sd_journal_send()), with
+ * PRIORITY, SYSLOG_IDENTIFIER=vhostd, and VHOSTD_PORT (a port source's
+ * name) and VHOSTD_QUEUE (the queue a worker's turn was at) where the
+ * message has them, so "journalctl VHOSTD_PORT=vm1" is one port's log.
+ * --log syslog: syslog(3), LOG_DAEMON, "port[queue]: " before the text.
+ * --log auto (the default): journal when stderr is the journal already
+ * ($JOURNAL_STREAM names it: systemd's StandardError=journal), else
+ * stderr.  log_open() connects at start-up, so the running daemon only
+ * sends on a socket it has.  The level (--log-level, -v) can be changed
+ * while vhostd runs: vhostctl log level LEVEL.
  */
 #ifndef VHOSTD_LOG_H
 #define VHOSTD_LOG_H
@@ -64,8 +78,31 @@ struct log_src {
 	uint64_t suppressed;
 };
 
-extern struct log_src log_src_global;
+/**
+ * enum log_sink - where messages go (--log)
+ * @LOG_SINK_AUTO:	journal if stderr is the journal, else stderr
+ * @LOG_SINK_STDERR:	lines on stderr
+ * @LOG_SINK_JOURNAL:	systemd journal, structured fields
+ * @LOG_SINK_SYSLOG:	syslog(3)
+ */
+enum log_sink {
+	LOG_SINK_AUTO,
+	LOG_SINK_STDERR,
+	LOG_SINK_JOURNAL,
+	LOG_SINK_SYSLOG,
+};
 
+extern struct log_src log_src_global;
+/* The queue the calling thread works on, for VHOSTD_QUEUE (-1: none). */
+extern __thread int log_queue;
+
+int log_open(enum log_sink sink);
+enum log_sink log_sink(void);
+const char *log_sink_name(enum log_sink sink);
+int log_sink_parse(const char *s);
+const char *log_level_name(enum log_level lvl);
+int log_level_parse(const char *s);
+enum log_level log_get_level(void);
 void log_set_level(enum log_level lvl);
 bool log_enabled(enum log_level lvl);
 void log_msg(enum log_level lvl, const char *fmt, ...)

@@ -285,8 +285,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", errbuf);
 		return 2;
 	}
-	if (conf.verbose)
-		log_set_level(LOG_LVL_DEBUG);
+	log_set_level((enum log_level)conf_log_level(&conf));
+	rc = log_open((enum log_sink)conf.log_sink);
+	if (rc < 0)
+		warn("--log %s: %s: logging to stderr",
+		     log_sink_name((enum log_sink)conf.log_sink),
+		     strerror(-rc));
 	priv_init(&conf.user);	/* --user is possible, or exit 2 now */
 
 	/* Workers inherit the blocked signal mask: only the control

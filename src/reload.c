@@ -33,6 +33,8 @@ static const struct conf *reload_conf;
 /* The file's ports as last applied, with the names they run under. */
 static struct port_spec reload_ports[CONF_PORTS_MAX];
 static unsigned int reload_nports;
+/* The log level the configuration asked for when last read. */
+static int reload_level;
 
 /**
  * reload_init() - remember the ports start-up took from the file
@@ -43,6 +45,7 @@ void reload_init(const struct conf *c)
 	unsigned int i;
 
 	reload_conf = c;
+	reload_level = conf_log_level(c);
 	reload_nports = 0;
 	for (i = 0; i < c->nports; i++)
 		if (c->from_file >> i & 1)
@@ -150,6 +153,16 @@ int reload_run(struct reload_result *r)
 			 "from what vhostd started with, and only a restart "
 			 "changes it: nothing applied", file, why);
 		return -EINVAL;
+	}
+
+	/* The one setting a reload applies, when the file changed it (a
+	 * level set with "log level" since stays otherwise).
+	 */
+	if (conf_log_level(&next) != reload_level) {
+		reload_level = conf_log_level(&next);
+		log_set_level((enum log_level)reload_level);
+		info("reload: log level %s",
+		     log_level_name((enum log_level)reload_level));
 	}
 
 	for (i = 0; i < next.nports; i++) {

@@ -294,6 +294,7 @@ static unsigned int worker_turn(const struct worker_src *s,
 	}
 	if (!ops->rx_begin(p, s->q, &turn))
 		return 0;
+	log_queue = (int)s->q;	/* VHOSTD_QUEUE of what the turn logs */
 	while (turn.done < turn.budget && !turn.dry) {
 		unsigned int before = turn.done, n;
 
@@ -308,6 +309,7 @@ static unsigned int worker_turn(const struct worker_src *s,
 			break;	/* the port broke its contract: no loop */
 	}
 	ops->rx_end(p, s->q, &turn);
+	log_queue = -1;
 	if (unlikely(lim))
 		rate_charge(lim, t, port_ctr(p)->rx_bytes - b0);
 	return turn.done;

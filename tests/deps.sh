@@ -4,7 +4,7 @@
 # Idempotent: does nothing when everything is already there.
 set -euo pipefail
 
-PKGS=(build-essential clang libcmocka-dev libbpf-dev libxdp-dev libcap-dev libseccomp-dev libpcap-dev cppcheck
+PKGS=(build-essential clang libcmocka-dev libbpf-dev libxdp-dev libcap-dev libseccomp-dev libpcap-dev libsystemd-dev cppcheck
       libmicrohttpd-dev
       qemu-system-x86 busybox-static iperf3 iperf iputils-ping iproute2
       cpio kmod socat procps psmisc jq ethtool tcpdump python3 dpdk-dev

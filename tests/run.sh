@@ -107,6 +107,9 @@ step reload env BUILD=build/asan VHOSTD_USER=nobody tests/integration/reload.sh
 # Rate limits: rx-rate by back-pressure, tx-rate by counted drops, two
 # limited guests at once, vhostctl set; each rate within 5 % over 10 s.
 step ratelimit env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ratelimit.sh
+# --log journal|syslog|auto against listeners of the test's own (in a
+# mount namespace), and the log level changed at run time.
+step log env BUILD=build/asan VHOSTD_USER=nobody tests/integration/log.sh
 step lifecycle env BUILD=build/asan VHOSTD_USER=nobody tests/integration/lifecycle.sh
 step privilege env BUILD=build/asan tests/integration/privilege.sh
 step l2 env BUILD=build/asan VHOSTD_USER=nobody tests/integration/l2.sh
