@@ -91,8 +91,9 @@ $(O)/libvdrv.a: $(VDRV_OBJS)
 # Captures run their filters with libpcap's bpf_filter(), linked from
 # the static library: that one object, not libpcap's dependencies (dbus,
 # systemd), in the daemon.  vhostctl compiles the filters with the shared
-# libpcap.
-DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp -lsystemd -Wl,-Bstatic -lpcap -Wl,-Bdynamic
+# libpcap.  --metrics serves HTTP with libmicrohttpd.
+DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp -lsystemd -lmicrohttpd \
+	      -Wl,-Bstatic -lpcap -Wl,-Bdynamic
 
 $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)

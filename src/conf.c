@@ -979,6 +979,9 @@ void conf_usage(void *f)
 "      --state FILE     keep learned MACs and counters in FILE across\n"
 "                       restarts (written every 5 s and at exit; a\n"
 "                       corrupt or foreign file is ignored; default none)\n"
+"      --metrics ADDR:PORT  serve \"vhostctl metrics\" over HTTP for\n"
+"                       Prometheus: GET /metrics on a numeric address,\n"
+"                       127.0.0.1:9464 or [::1]:9464 (default: none)\n"
 "  -w, --workers N      datapath threads, 1-16 (default 1)\n"
 "      --cpus LIST      pin worker i to the i-th CPU of LIST (as taskset\n"
 "                       -c: 1,3 or 0-3; reused from the start when LIST\n"
@@ -1020,6 +1023,7 @@ enum {
 	CONF_OPT_NO_SANDBOX,
 	CONF_OPT_STATE,
 	CONF_OPT_CPUS,
+	CONF_OPT_METRICS,
 	CONF_OPT_CONFIG,
 	CONF_OPT_LOG,
 	CONF_OPT_LOG_LEVEL,
@@ -1034,6 +1038,7 @@ static const struct option conf_options[] = {
 	{ "state",	required_argument,	NULL, CONF_OPT_STATE },
 	{ "workers",	required_argument,	NULL, 'w' },
 	{ "cpus",	required_argument,	NULL, CONF_OPT_CPUS },
+	{ "metrics",	required_argument,	NULL, CONF_OPT_METRICS },
 	{ "config",	required_argument,	NULL, CONF_OPT_CONFIG },
 	{ "log",	required_argument,	NULL, CONF_OPT_LOG },
 	{ "log-level",	required_argument,	NULL, CONF_OPT_LOG_LEVEL },
@@ -1161,6 +1166,33 @@ bad:
 }
 
 /**
+ * conf_parse_metrics() - --metrics ADDR:PORT
+ * @val:	"IPV4:PORT" or "[IPV6]:PORT", numeric (nothing is resolved)
+ * @c:		result: @c->metrics
+ * @err:	one-line error message on failure
+ * @errlen:	size of @err
+ * Return: 0 or -EINVAL
+ */
+static int conf_parse_metrics(const char *val, struct conf *c, char *err,
+			      size_t errlen)
+{
+	if (conf_parse_addr(val, &c->metrics))
+		return conf_err(err, errlen,
+				"vhostd: --metrics '%s': not an address "
+				"(IPV4:PORT or [IPV6]:PORT, numeric: e.g. "
+				"127.0.0.1:9464 or [::1]:9464)", val);
+	if ((c->metrics.sa.sa_family == AF_INET && !c->metrics.in4.sin_port) ||
+	    (c->metrics.sa.sa_family == AF_INET6 &&
+	     !c->metrics.in6.sin6_port)) {
+		memset(&c->metrics, 0, sizeof(c->metrics));
+		return conf_err(err, errlen,
+				"vhostd: --metrics '%s': port 0 (a scraper "
+				"needs to know the port)", val);
+	}
+	return 0;
+}
+
+/**
  * struct conf_state - what conf_parse() tracks across options
  * @ctl_perm:	--ctl-perm was given
  * @file:	the --config file being read, or NULL on the command line
@@ -1235,6 +1267,8 @@ static int conf_apply(struct conf *c, int opt, const char *val,
 					  &c->workers, err, errlen);
 	case CONF_OPT_CPUS:
 		return conf_parse_cpus(val, c, err, errlen);
+	case CONF_OPT_METRICS:
+		return conf_parse_metrics(val, c, err, errlen);
 	case 'P':
 		return conf_parse_num_opt("poll-us", val, 0, CONF_POLL_US_MAX,
 					  &c->poll_us, err, errlen);

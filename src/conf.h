@@ -75,6 +75,8 @@ struct conf_user {
  * @line:	for such a port, its line number there
  * @log_sink:	--log: enum log_sink
  * @log_level:	--log-level: enum log_level, -1 if not given (then -v)
+ * @metrics:	--metrics: the HTTP endpoint's address (family AF_UNSPEC:
+ *		none)
  */
 struct conf {
 	unsigned int nports;
@@ -95,6 +97,7 @@ struct conf {
 	unsigned int line[CONF_PORTS_MAX];
 	int log_sink;
 	int log_level;
+	union port_addr metrics;
 };
 
 /*

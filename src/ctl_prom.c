@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ctl_prom.c - "metrics": the counters in the Prometheus text format
+ *
+ * The one renderer of the exposition: "vhostctl metrics" and the HTTP
+ * endpoint (metrics.c, --metrics) both get these bytes, built in the
+ * control thread, which owns the port table they walk.
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +12,12 @@
 #include "fdb.h"
 #include "switch.h"
 #include "util.h"
+#include "worker.h"
+
+/* Idle seconds last shown per worker: a counter never goes back (see
+ * ctl_prom_workers()).  Control thread only.
+ */
+static uint64_t ctl_prom_idle_ns[WORKERS_MAX];
 
 /**
  * ctl_prom_port_labels() - append {port="..",type=".."} (without the
@@ -164,6 +174,73 @@ static void ctl_prom_peer(struct ctl_buf *b)
 }
 
 /**
+ * ctl_prom_secs() - append nanoseconds as decimal seconds, exactly
+ * @b:		reply
+ * @ns:		nanoseconds
+ */
+static void ctl_prom_secs(struct ctl_buf *b, uint64_t ns)
+{
+	ctl_printf(b, "%llu.%09llu\n", (unsigned long long)(ns / 1000000000ULL),
+		   (unsigned long long)(ns % 1000000000ULL));
+}
+
+/**
+ * ctl_prom_workers() - append the per worker families
+ * @b:		reply
+ *
+ * vhostd_worker_busy_seconds_total{worker}: time in passes that found
+ * work (worker.c measures it); vhostd_worker_idle_seconds_total{worker}:
+ * the rest of the worker's life, so busy + idle is its age.  The idle
+ * count is derived (age - busy); busy is added a pass at a time, when
+ * the pass ends, so the difference can step back by one pass: the last
+ * value shown is kept, and a smaller one is never shown.
+ * vhostd_worker_sources{worker}: source queues it owns.
+ *
+ * Context: control thread (ctl_prom_idle_ns).
+ */
+static void ctl_prom_workers(struct ctl_buf *b)
+{
+	unsigned int n = MIN(worker_count_get(), (unsigned int)WORKERS_MAX);
+	struct worker_info wi[WORKERS_MAX];
+	uint64_t now;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!worker_info_get(i, &wi[i]))
+			n = i;
+	/* After busy_ns: each busy_ns was published at or before now. */
+	now = now_ns();
+	ctl_printf(b, "# HELP vhostd_worker_busy_seconds_total Time the "
+		   "worker spent in passes that found work.\n"
+		   "# TYPE vhostd_worker_busy_seconds_total counter\n");
+	for (i = 0; i < n; i++) {
+		ctl_printf(b, "vhostd_worker_busy_seconds_total{worker=\"%u\"} ",
+			   i);
+		ctl_prom_secs(b, wi[i].busy_ns);
+	}
+	ctl_printf(b, "# HELP vhostd_worker_idle_seconds_total Time the "
+		   "worker polled dry or slept (its age less busy time).\n"
+		   "# TYPE vhostd_worker_idle_seconds_total counter\n");
+	for (i = 0; i < n; i++) {
+		uint64_t age = wi[i].start_ns && now > wi[i].start_ns ?
+			       now - wi[i].start_ns : 0;
+		uint64_t idle = age > wi[i].busy_ns ? age - wi[i].busy_ns : 0;
+
+		idle = MAX(idle, ctl_prom_idle_ns[i]);
+		ctl_prom_idle_ns[i] = idle;
+		ctl_printf(b, "vhostd_worker_idle_seconds_total{worker=\"%u\"} ",
+			   i);
+		ctl_prom_secs(b, idle);
+	}
+	ctl_printf(b, "# HELP vhostd_worker_sources Source queues the worker "
+		   "owns.\n"
+		   "# TYPE vhostd_worker_sources gauge\n");
+	for (i = 0; i < n; i++)
+		ctl_printf(b, "vhostd_worker_sources{worker=\"%u\"} %u\n", i,
+			   wi[i].sources);
+}
+
+/**
  * ctl_cmd_metrics() - "metrics": Prometheus text exposition format
  * @b:		reply
  * @arg:		unused
@@ -235,5 +312,7 @@ int ctl_cmd_metrics(struct ctl_buf *b, const char *arg)
 		   "# TYPE vhostd_fdb_capacity gauge\n"
 		   "vhostd_fdb_capacity %u\n",
 		   fdb_count(switch_fdb()), FDB_SIZE);
+
+	ctl_prom_workers(b);
 	return 0;
 }

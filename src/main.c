@@ -9,6 +9,7 @@
  * front end or ctl client sends can end the process.  SIGHUP reloads the
  * --config file's ports (reload.c).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include "efd.h"
 #include "evloop.h"
 #include "log.h"
+#include "metrics.h"
 #include "port/tap_steer.h"
 #include "priv.h"
 #include "reload.h"
@@ -219,7 +221,10 @@ static void main_config_child(void)
  * the others while it still may is in place: a TAP attaches a tun queue
  * for each guest port (privileged), so none is attached later.  Then
  * priv_drop() (--user, capabilities, no_new_privs) and the seccomp
- * filter, before the workers start: they inherit both.
+ * filter, before the workers start: they inherit both.  The HTTP
+ * thread of --metrics starts in between: it inherits the dropped
+ * privileges, the filter reaches it by TSYNC, and what it needs to
+ * start (its epoll set, its eventfd, the thread) is made unfiltered.
  */
 static void main_lockdown(void)
 {
@@ -229,6 +234,13 @@ static void main_lockdown(void)
 	priv_drop(tap_steer_maps() > 0);
 	if (*conf.config_path)
 		main_config_child();
+	/* After the fork: the parsing process is made while the only
+	 * threads are ours (it closes the metrics socket it inherits).
+	 */
+	rc = metrics_start();
+	if (rc < 0)
+		die("--metrics: cannot start the HTTP server: %s",
+		    strerror(-rc));
 	if (conf.no_sandbox) {
 		warn("--no-sandbox: running without the seccomp filter");
 		return;
@@ -236,6 +248,25 @@ static void main_lockdown(void)
 	rc = sandbox_install();
 	if (rc < 0)
 		die("seccomp: cannot install the filter: %s", strerror(-rc));
+}
+
+/**
+ * main_addr_str() - "IPV4:PORT" or "[IPV6]:PORT", for log lines
+ * @a:		address
+ * @out:	text
+ * @size:	its size
+ */
+static void main_addr_str(const union port_addr *a, char *out, size_t size)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (a->sa.sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &a->in6.sin6_addr, host, sizeof(host));
+		snprintf(out, size, "[%s]:%u", host, ntohs(a->in6.sin6_port));
+	} else {
+		inet_ntop(AF_INET, &a->in4.sin_addr, host, sizeof(host));
+		snprintf(out, size, "%s:%u", host, ntohs(a->in4.sin_port));
+	}
 }
 
 int main(int argc, char **argv)
@@ -319,6 +350,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* Bound and listening as root, before the drop; served after it. */
+	if (conf.metrics.sa.sa_family != AF_UNSPEC) {
+		char addr[64];
+
+		rc = metrics_open(&conf.metrics);
+		main_addr_str(&conf.metrics, addr, sizeof(addr));
+		if (rc < 0) {
+			err("--metrics %s: %s", addr, strerror(-rc));
+			switch_fini();
+			return 1;
+		}
+		info("metrics: serving http://%s/metrics", addr);
+	}
 	timer_fd = main_setup_timer();
 	main_lockdown();
 
@@ -332,6 +376,7 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		err("event loop: %s", strerror(-rc));
 
+	metrics_close();
 	conf_child_stop();
 	worker_stop();
 	if (main_state)

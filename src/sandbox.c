@@ -113,19 +113,20 @@ struct sandbox_rule {
 static const struct sandbox_rule sandbox_rules[] = {
 	/* ---- I/O on fds made at start-up or passed by peers ---- */
 	SB(read),		/* signalfd, timerfd, kick/call eventfds */
-	SB(write),		/* log lines, eventfd signals */
+	SB(write),		/* log lines, eventfd signals (metrics.c) */
 	SB(readv),		/* TAP: frames from the kernel */
 	SB(writev),		/* TAP: frames to the kernel */
 	SB(recvmsg),		/* vhost-user messages with SCM_RIGHTS fds */
-	SB(sendmsg),		/* vhost-user replies */
+	SB(sendmsg),		/* vhost-user replies, HTTP responses */
 	SB(recvmmsg),		/* vxlan: datagrams in bursts */
 	SB(sendmmsg),		/* the same, out */
-	SB(recvfrom),		/* ctl: the command line (recv) */
+	SB(recvfrom),		/* ctl: the command line (recv); HTTP requests */
 	SB(sendto),		/* ctl: the reply (send) */
 	SB(close),		/* everything, at disconnect and shutdown */
-	SB(shutdown),		/* guest_fault.c: end a faulted front end */
+	SB(shutdown),		/* guest_fault.c: end a faulted front end;
+				 * libmicrohttpd: end a connection */
 	/* ---- sockets ---- */
-	SB(accept4),		/* front ends, ctl clients */
+	SB(accept4),		/* front ends, ctl and HTTP clients */
 	/* Client-mode ports (re)connecting, and tap_frame_max()'s ioctl
 	 * socket: unix sockets only, never a network one.
 	 */
@@ -142,9 +143,11 @@ static const struct sandbox_rule sandbox_rules[] = {
 	SB(fchmodat),		/* the same, where libc uses it */
 	SB(fchownat),		/* owner=/group= (no CAP_CHOWN: own ids) */
 	SB(getsockopt),		/* SO_PEERCRED/SO_PEERGROUPS, SO_ERROR */
-	SB(setsockopt),		/* vu_dev.c: SO_RCVTIMEO/SO_SNDTIMEO */
+	SB(setsockopt),		/* vu_dev.c: SO_RCVTIMEO/SO_SNDTIMEO;
+				 * libmicrohttpd: TCP_NODELAY on
+				 * accepted connections (metrics.c) */
 	/* ---- event loops ---- */
-	SB(epoll_wait),		/* control thread, workers */
+	SB(epoll_wait),		/* control thread, workers, HTTP thread */
 	SB(epoll_pwait),	/* the same, where libc uses it */
 	SB(epoll_ctl),		/* fds coming and going */
 	SB(poll),		/* ctl.c: one client's I/O with a timeout */

@@ -44,6 +44,16 @@
  * asleep: no worker is inside a turn or a delivery that could still see
  * the old state, and it can be freed.  Port removal, source removal and
  * TAP close use it; it replaces per-type handshakes.
+ *
+ * Busy time (worker_info.busy_ns, "metrics"): the clock is read once at
+ * the end of each pass that found work, and the time since the previous
+ * read is added to the worker's busy count.  The other reads -- the
+ * dry passes' poll window (every WORKER_CLOCK_EVERY of them) and a wake
+ * from epoll_wait() -- only move the mark, so what lies between them is
+ * idle.  A pass that found nothing costs no extra read; one that found
+ * work costs one, whatever its number of frames or sources.  Error: up
+ * to WORKER_CLOCK_EVERY dry passes (~1.5 us) before work count as busy.
+ * Idle time is the rest of the worker's life (ctl_prom.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -131,6 +141,8 @@ struct worker_ref {
  * @running:	the thread runs (control)
  * @pass:	passes begun (the thread; read by worker_quiesce())
  * @asleep:	blocked in epoll_wait(), between passes
+ * @busy_ns:	time in passes that found work (the thread; read by ctl)
+ * @start_ns:	when the thread's loop began (the thread, before @tid)
  * @active:	sources polled every pass (notifications off)
  * @nheld:	sources in @held
  * @held:	sources held back by their port's rx= rate limit while the
@@ -138,8 +150,8 @@ struct worker_ref {
  *		@active when the sleep ends
  * @wake_ns:	when the first of @held may run again
  *
- * Everything but @epfd, @nfds, @running, @pass and @asleep is private to
- * the thread.
+ * Everything but @epfd, @nfds, @running, @pass, @asleep, @busy_ns,
+ * @start_ns and @tid is private to the thread.
  */
 struct worker {
 	pthread_t thread;
@@ -153,6 +165,8 @@ struct worker {
 	bool running;
 	uint64_t pass;
 	bool asleep;
+	uint64_t busy_ns;
+	uint64_t start_ns;
 	struct worker_ref active[WORKER_SRCS];
 	unsigned int nheld;
 	uint64_t wake_ns;
@@ -390,6 +404,7 @@ static bool worker_epoll_due(const struct worker *w, unsigned int *polled)
  * worker_window_open() - whether a dry worker should keep polling
  * @dry_since:	when the dry spell began (ns), 0 if it just began; updated
  * @dry_passes:	dry passes counted, updated
+ * @mark:	set to the time read, when the clock is read (busy time)
  *
  * The clock is read every WORKER_CLOCK_EVERY dry passes only: even
  * through the vDSO it costs about as much as a pass itself, and a late
@@ -397,13 +412,15 @@ static bool worker_epoll_due(const struct worker *w, unsigned int *polled)
  *
  * Return: true while within --poll-us of the last work
  */
-static bool worker_window_open(uint64_t *dry_since, unsigned int *dry_passes)
+static bool worker_window_open(uint64_t *dry_since, unsigned int *dry_passes,
+			       uint64_t *mark)
 {
 	uint64_t t;
 
 	if (*dry_since && ++*dry_passes % WORKER_CLOCK_EVERY)
 		return true;
 	t = now_ns();
+	*mark = t;
 	if (!*dry_since)
 		*dry_since = t;
 	return t - *dry_since < (uint64_t)worker_poll_us * 1000;
@@ -440,6 +457,7 @@ static void worker_settle(struct worker *w)
 			__atomic_store_n(&w->cpu, -1, __ATOMIC_RELAXED);
 		}
 	}
+	__atomic_store_n(&w->start_ns, now_ns(), __ATOMIC_RELAXED);
 	/* Last: worker_start() waits for it, so that ctl never shows a
 	 * worker before its name and CPU are what it says.
 	 */
@@ -450,12 +468,13 @@ static void *worker_loop(void *arg)
 {
 	struct worker *w = arg;
 	struct epoll_event evs[WORKER_EVENTS];
-	uint64_t dry_since = 0;
+	uint64_t dry_since = 0, mark;
 	unsigned int polled = 0, dry_passes = 0;
 	bool staged = true;
 
 	stats_slot = 1 + w->idx;
 	worker_settle(w);
+	mark = __atomic_load_n(&w->start_ns, __ATOMIC_RELAXED);
 	if (efd_watch_thread() < 0)
 		warn("worker %u: not under the eventfd watchdog", w->idx);
 	for (;;) {
@@ -482,6 +501,7 @@ static void *worker_loop(void *arg)
 				__atomic_fetch_add(&w->pass, 1,
 						   __ATOMIC_SEQ_CST);
 				woke = true;
+				mark = now_ns();	/* the sleep: idle */
 			}
 
 			polled = 0;
@@ -525,6 +545,12 @@ static void *worker_loop(void *arg)
 				held++;
 		}
 		if (work) {
+			uint64_t t = now_ns();
+
+			/* One writer: a plain add, stored whole for ctl. */
+			__atomic_store_n(&w->busy_ns, w->busy_ns + (t - mark),
+					 __ATOMIC_RELAXED);
+			mark = t;
 			dry_since = 0;
 			staged = false;
 			continue;
@@ -549,8 +575,7 @@ static void *worker_loop(void *arg)
 		 * polling cannot hurry.
 		 */
 		if (worker_poll_us && held < w->nactive &&
-		    worker_window_open(&dry_since,
-							 &dry_passes)) {
+		    worker_window_open(&dry_since, &dry_passes, &mark)) {
 			/* Looking again at once would only pull the guest's
 			 * avail index line away from the guest writing it.
 			 */
@@ -642,6 +667,8 @@ bool worker_info_get(unsigned int i, struct worker_info *info)
 	info->sources = __atomic_load_n(&w->nfds, __ATOMIC_RELAXED);
 	info->passes = __atomic_load_n(&w->pass, __ATOMIC_RELAXED);
 	info->asleep = __atomic_load_n(&w->asleep, __ATOMIC_RELAXED);
+	info->busy_ns = __atomic_load_n(&w->busy_ns, __ATOMIC_RELAXED);
+	info->start_ns = __atomic_load_n(&w->start_ns, __ATOMIC_RELAXED);
 	return true;
 }
 

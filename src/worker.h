@@ -24,6 +24,9 @@
  * @sources:	source queues it owns
  * @passes:	passes of its loop so far
  * @asleep:	blocked in epoll_wait() now
+ * @busy_ns:	time spent in passes that found work, ns (worker.c says
+ *		how it is measured)
+ * @start_ns:	now_ns() when the thread began its loop (0 before)
  */
 struct worker_info {
 	int tid;
@@ -31,6 +34,8 @@ struct worker_info {
 	unsigned int sources;
 	uint64_t passes;
 	bool asleep;
+	uint64_t busy_ns;
+	uint64_t start_ns;
 };
 
 /*

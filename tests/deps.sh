@@ -5,11 +5,13 @@
 set -euo pipefail
 
 PKGS=(build-essential clang libcmocka-dev libbpf-dev libxdp-dev libcap-dev libseccomp-dev libpcap-dev libsystemd-dev cppcheck
+      libmicrohttpd-dev
       qemu-system-x86 busybox-static iperf3 iperf iputils-ping iproute2
       cpio kmod socat procps psmisc jq ethtool tcpdump python3 dpdk-dev
       openvswitch-switch libvirt-daemon-system libvirt-clients
       libvirt-daemon-driver-qemu
-      debhelper dpkg-dev lintian man-db systemd systemd-container)
+      debhelper dpkg-dev lintian man-db systemd systemd-container
+      curl prometheus)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -24,7 +26,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 	# tests start theirs in a namespace of their own, tests/integration/
 	# ovs.sh), libvirt-daemon-system's a libvirtd that autostarts its
 	# "default" network, a bridge with NAT rules on the host
-	# (tests/guest/libvirt.sh starts its own libvirtd, in namespaces).  invoke-rc.d and deb-systemd-invoke ask policy-rc.d; 101
+	# (tests/guest/libvirt.sh starts its own libvirtd, in namespaces),
+	# prometheus's a server on :9090 (the tests want promtool alone,
+	# tests/integration/metrics.sh).  invoke-rc.d and deb-systemd-invoke ask policy-rc.d; 101
 	# is "action not allowed".  One already there (a container's) stays.
 	if [ ! -e /usr/sbin/policy-rc.d ]; then
 		printf '#!/bin/sh\n# tests/deps.sh, during apt-get install\nexit 101\n' \

@@ -11,7 +11,7 @@
 #
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
 # own; the suites that have tests of their own (integration, ctl,
-# portctl, lifecycle, privilege, l2, hostile, mq, datapath, soak, ovs,
+# portctl, lifecycle, privilege, l2, metrics, hostile, mq, datapath, soak, ovs,
 # mutants, fuzz, tsan, guest-e2e, guest-migrate) append one "PASS|FAIL|SKIP name
 # detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
@@ -129,6 +129,9 @@ step afxdp env BUILD=build/asan VHOSTD_USER=nobody tests/integration/afxdp.sh
 # vhostctl capture: pcap and pcapng read back by tcpdump, filters run in
 # vhostd, offload metadata, a stalled reader's drops counted, errors.
 step capture env BUILD=build/asan VHOSTD_USER=nobody tests/integration/capture.sh
+# --metrics: the exposition over HTTP (promtool, curl), 404/405, silent
+# clients, IPv6, bad specs; nothing listens without it.
+step metrics env BUILD=build/asan VHOSTD_USER=nobody tests/integration/metrics.sh
 step hostile env BUILD=build/asan VHOSTD_USER=nobody tests/integration/hostile.sh
 # Multiqueue, driven by DPDK's virtio-user (testpmd).
 step mq env BUILD=build/asan VHOSTD_USER=nobody tests/integration/mq.sh

@@ -13,7 +13,8 @@
 #     +-- portctl       added and removed under traffic), vxlan.sh and
 #     +-- vxlan         afxdp.sh (the tunnel's table read and written by
 #     +-- afxdp         the control socket while a worker learns; AF_XDP
-#                       queues), BUILD=build/tsan:
+#     +-- metrics       queues), metrics.sh (the HTTP thread handing
+#                       requests to the control thread), BUILD=build/tsan:
 #
 #           vdrv guests (TSan) == unix sockets, memfd rings == vhostd (TSan)
 #                                                    control thread + workers
@@ -184,7 +185,7 @@ for t in "$O"/tests/test_*; do
 done
 
 # ---- integration ------------------------------------------------------------
-for suite in run datapath portctl vxlan afxdp; do
+for suite in run datapath portctl vxlan afxdp metrics; do
 	name=integration-$suite
 	step suite "$name" env BUILD="$O" tests/integration/$suite.sh
 	# the suite's own lines: its skips and failures by name, its summary

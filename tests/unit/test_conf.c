@@ -711,6 +711,37 @@ static void test_options(void **state)
 	assert_int_equal(conf.nports, 0);
 }
 
+/* --metrics: numeric IPv4:PORT or [IPv6]:PORT, off by default. */
+static void test_metrics(void **state)
+{
+	static const char *const bad[] = {
+		"", "localhost:9464", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0",
+		"127.0.0.1:65536", "::1:9464", "[::1]", "[::1]:0",
+		"[127.0.0.1]:1", "1.2.3:4", "127.0.0.1:9464 ", " 127.0.0.1:1",
+	};
+	char err[256];
+	unsigned int i;
+
+	assert_int_equal(parse(&conf, err, (char *)NULL), 0);
+	assert_int_equal(conf.metrics.sa.sa_family, AF_UNSPEC);
+	assert_int_equal(parse(&conf, err, "--metrics", "127.0.0.1:9464",
+			       (char *)NULL), 0);
+	assert_int_equal(conf.metrics.sa.sa_family, AF_INET);
+	assert_int_equal(ntohs(conf.metrics.in4.sin_port), 9464);
+	assert_int_equal(ntohl(conf.metrics.in4.sin_addr.s_addr), 0x7f000001);
+	assert_int_equal(parse(&conf, err, "--metrics=[::1]:65535",
+			       (char *)NULL), 0);
+	assert_int_equal(conf.metrics.sa.sa_family, AF_INET6);
+	assert_int_equal(ntohs(conf.metrics.in6.sin6_port), 65535);
+	assert_true(IN6_IS_ADDR_LOOPBACK(&conf.metrics.in6.sin6_addr));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(&conf, err, "--metrics", bad[i],
+				       (char *)NULL), -EINVAL);
+		if (strncmp(err, "vhostd: --metrics '", 19) || strchr(err, '\n'))
+			fail_msg("--metrics '%s': %s", bad[i], err);
+	}
+}
+
 /**
  * struct argv_case - a bad command line and its error substring
  * @args:	arguments, NULL-terminated
@@ -965,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_l2_same_mac),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_too_many_ports),
 		cmocka_unit_test(test_help_version),
