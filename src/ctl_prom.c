@@ -34,6 +34,52 @@ static void ctl_prom_port_labels(struct ctl_buf *b, const struct port *p)
 }
 
 /**
+ * ctl_prom_limits() - the ports' rate limits (rx-rate=, tx-rate=) as
+ *		       gauges, 0 where a direction is not limited; in bytes
+ *		       per second, Prometheus' base unit (the keys say bits)
+ * @b:		reply
+ * @n:		port slots
+ */
+static void ctl_prom_limits(struct ctl_buf *b, unsigned int n)
+{
+	static const char *const fam[2] = {
+		"vhostd_port_rate_limit_bytes_per_second",
+		"vhostd_port_rate_limit_burst_bytes",
+	};
+	static const char *const help[2] = {
+		"the port's rate limit in bytes per second (rx-rate= / 8; 0: "
+		"none) per direction: rx what it takes from its peer, tx what "
+		"it delivers",
+		"how far ahead of the rate limit the port may run",
+	};
+	unsigned int f, i, d;
+
+	for (f = 0; f < 2; f++) {
+		ctl_printf(b, "# HELP %s %s.\n# TYPE %s gauge\n", fam[f],
+			   help[f], fam[f]);
+		for (i = 0; i < n; i++) {
+			const struct port *p = switch_port(i);
+
+			if (!p)
+				continue;
+			for (d = 0; d < RATE_DIRS; d++) {
+				uint64_t bps, burst;
+
+				switch_rate_get(i, (enum rate_dir)d, &bps,
+						&burst);
+				ctl_printf(b, "%s{direction=\"%s\",port=",
+					   fam[f], d == RATE_RX ? "rx" : "tx");
+				ctl_prom_label(b, p->name);
+				ctl_printf(b, ",type=");
+				ctl_prom_label(b, p->ops->type);
+				ctl_printf(b, "} %llu\n", (unsigned long long)
+					   (f ? burst : bps / 8));
+			}
+		}
+	}
+}
+
+/**
  * ctl_prom_table() - append the families of table @t: for each counter,
  *		      HELP, TYPE and a sample per port that shows @t
  * @b:		reply
@@ -303,6 +349,8 @@ int ctl_cmd_metrics(struct ctl_buf *b, const char *arg)
 		ctl_printf(b, "} %u\n",
 			   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
 	}
+
+	ctl_prom_limits(b, n);
 
 	ctl_printf(b, "# HELP vhostd_fdb_entries MAC addresses in the "
 		   "learning table.\n"

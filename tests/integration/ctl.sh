@@ -323,6 +323,9 @@ expected_samples() {
 		elif .key == "learn_refused" then .value | to_entries[] |
 			"vhostd_port_learn_refused_total\(lab($p; .key)) \(.value)"
 		elif .key == "macs" then "vhostd_port_macs\(lab($p; null)) \(.value)"
+		elif .key == "limits" then .value as $l | ("rx", "tx") as $d |
+			("vhostd_port_rate_limit_bytes_per_second{direction=\"\($d)\",port=\"\($p.name)\",type=\"\($p.type)\"} \($l[$d + "_rate"] / 8 | floor)",
+			 "vhostd_port_rate_limit_burst_bytes{direction=\"\($d)\",port=\"\($p.name)\",type=\"\($p.type)\"} \($l[$d + "_burst"])")
 		elif .key == "negotiated" then .value as $g |
 			("queue_pairs", "queue_pairs_enabled",
 			 "queue_pairs_started") as $k |
@@ -392,20 +395,22 @@ if wanted ctl-help; then
 	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" help >"$TMP/help" || fail "help failed"
 	# A command is its first word, or two for "port add" and "port del"
 	# and a port type's own ("vxlan fdb").
-	awk '{ print ($1 == "port" || $1 == "vxlan" ? $1 " " $2 : $1) }' "$TMP/help" | sort >"$TMP/help.daemon"
+	awk '{ print ($1 == "port" || $1 == "vxlan" || $1 == "log" ? $1 " " $2 : $1) }' "$TMP/help" | sort >"$TMP/help.daemon"
 	"$VHOSTCTL" --help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { on = 0 }
-		on { print ($1 == "port" || $1 == "vxlan" ? $1 " " $2 : $1) }' | sort >"$TMP/help.cli"
+		on { print ($1 == "port" || $1 == "vxlan" || $1 == "log" ? $1 " " $2 : $1) }' | sort >"$TMP/help.cli"
 	printf '%s\n' fdb help metrics 'port add' 'port del' ports stats workers \
-		'vxlan add' 'vxlan del' 'vxlan fdb' | sort >"$TMP/help.want"
+		'vxlan add' 'vxlan del' 'vxlan fdb' capture captures set \
+		'log level' reload | sort >"$TMP/help.want"
 	cmp -s "$TMP/help.want" "$TMP/help.daemon" ||
 		fail "daemon help lists: $(tr '\n' ' ' <"$TMP/help.daemon")"
 	cmp -s "$TMP/help.want" "$TMP/help.cli" ||
 		fail "vhostctl --help lists: $(tr '\n' ' ' <"$TMP/help.cli")"
 	grep -qv '^[a-z]\+ \+[^ ].*$' "$TMP/help" && fail "help line without a description"
 	while read -r c; do
-		# Those that take an argument: tests/integration/portctl.sh
-		# (port) and vxlan.sh (vxlan).
-		case $c in port\ *|vxlan\ *) continue ;; esac
+		# Those that take an argument or a --config: portctl.sh
+		# (port), vxlan.sh (vxlan), capture.sh, ratelimit.sh (set),
+		# log.sh (log level), reload.sh.
+		case $c in port\ *|vxlan\ *|capture|set|log\ *|reload) continue ;; esac
 		timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" "$c" >"$TMP/c.out" 2>&1 ||
 			{ fail "$c failed: $(head -c 100 "$TMP/c.out")"; continue; }
 		case $c in
@@ -418,6 +423,8 @@ if wanted ctl-help; then
 		help)	cmp -s "$TMP/c.out" "$TMP/help" || fail "help differs" ;;
 		workers) jq -e '.workers | length == 1' "$TMP/c.out" >/dev/null ||
 				fail "workers: bad JSON" ;;
+		captures) jq -e 'type == "array"' "$TMP/c.out" >/dev/null ||
+				fail "captures: bad JSON: $(head -c 100 "$TMP/c.out")" ;;
 		esac
 	done <"$TMP/help.daemon"
 	stop_vhostd TERM || fail "vhostd died or exited uncleanly"
@@ -654,6 +661,7 @@ if wanted ctl-concurrent; then
 	ERR=
 	start_vhostd -- 3 || fail "vhostd did not start"
 	cmds=(stats ports fdb metrics help)
+	help_lines=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" help | wc -l)
 	pids=()
 	t0=$(ms)
 	for i in $(seq 0 49); do
@@ -674,7 +682,7 @@ if wanted ctl-concurrent; then
 		stats|ports) jq -e '.ports | length == 3' "$TMP/cc.$i" >/dev/null ;;
 		fdb) jq -e '.fdb | type == "array"' "$TMP/cc.$i" >/dev/null ;;
 		metrics) prom_check "$TMP/cc.$i" >/dev/null ;;
-		help) [ "$(wc -l <"$TMP/cc.$i")" = 11 ] ;;
+		help) [ "$(wc -l <"$TMP/cc.$i")" = "$help_lines" ] ;;
 		esac || { bad=$((bad + 1)); fail "client $i ($c): incomplete or invalid reply"; }
 	done
 	dt=$(($(ms) - t0))
