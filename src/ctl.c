@@ -21,7 +21,6 @@
  * there.  Whoever may connect may add and remove ports: --ctl-perm.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +269,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	  "stream a port's frames as pcap (vhostctl capture)" },
 	{ "captures",	ctl_cmd_captures, NULL,
 	  "the captures running and their counters (JSON)" },
+	{ "show",	ctl_cmd_show,	  "NAME",
+	  "one port: rings, memory, MACs, workers (JSON)" },
 	{ "help",	ctl_cmd_help,	  NULL, "this list" },
 };
 
@@ -301,29 +302,6 @@ static int ctl_cmd_help(struct ctl_buf *b, const char *arg)
 			ctl_printf(b, "%-32s %s\n", use, ops->cmds[i].help);
 		}
 	return 0;
-}
-
-/**
- * ctl_out_put() - struct port_out's writer: into the reply
- * @o:		the writer (@ctx: struct ctl_buf)
- * @fmt:	printf format
- */
-__attribute__((format(printf, 2, 3)))
-static void ctl_out_put(struct port_out *o, const char *fmt, ...)
-{
-	struct ctl_buf *b = o->ctx;
-	char line[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(line)) {
-		b->oom = true;	/* a port's line is never this long */
-		return;
-	}
-	ctl_printf(b, "%s", line);
 }
 
 /**

@@ -4,7 +4,8 @@
  * ctl.c owns the socket and the command table; the replies are built in
  * ctl_out.c (the buffer, JSON and Prometheus quoting, which counter
  * tables a port shows), ctl_json.c ("ports", "fdb", "workers"),
- * ctl_prom.c ("metrics") and ctl_capture.c ("capture", "captures").  Nothing outside ctl*.c includes this.
+ * ctl_prom.c ("metrics"), ctl_capture.c ("capture", "captures") and
+ * ctl_show.c ("show").  Nothing outside ctl*.c includes this.
  */
 #ifndef VHOSTD_CTL_INT_H
 #define VHOSTD_CTL_INT_H
@@ -41,6 +42,9 @@ void ctl_prom_label(struct ctl_buf *b, const char *s);
 const struct stats_table *ctl_port_table(const struct port *p,
 					 unsigned int k);
 bool ctl_port_has(const struct port *p, const struct stats_table *t);
+void ctl_out_put(struct port_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ctl_json_port(struct ctl_buf *b, const struct port *p);
 
 /* Commands: build the reply from the argument ("" if none); 0 or -EINVAL. */
 int ctl_cmd_ports(struct ctl_buf *b, const char *arg);
@@ -49,5 +53,6 @@ int ctl_cmd_workers(struct ctl_buf *b, const char *arg);
 int ctl_cmd_metrics(struct ctl_buf *b, const char *arg);
 int ctl_cmd_capture(struct ctl_buf *b, const char *arg);
 int ctl_cmd_captures(struct ctl_buf *b, const char *arg);
+int ctl_cmd_show(struct ctl_buf *b, const char *arg);
 
 #endif /* VHOSTD_CTL_INT_H */

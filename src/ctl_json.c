@@ -168,16 +168,41 @@ static void ctl_json_peer(struct ctl_buf *b, const struct port *p)
 }
 
 /**
- * ctl_cmd_ports() - "ports" / "stats": every port, its state and the
- *		     counters of its tables (ctl_port_table())
+ * ctl_json_port() - append one port's members (no braces): its state,
+ *		     its rate limits, the counters of its tables
+ *		     (ctl_port_table()), what it negotiated, its per queue
+ *		     pair counters
+ * @b:		reply
+ * @p:		port
+ */
+void ctl_json_port(struct ctl_buf *b, const struct port *p)
+{
+	const struct stats_table *t;
+	unsigned int k;
+
+	ctl_printf(b, "\"idx\":%u,\"name\":", p->idx);
+	ctl_json_str(b, p->name);
+	ctl_printf(b, ",\"type\":");
+	ctl_json_str(b, p->ops->type);
+	ctl_printf(b, ",\"up\":%s,\"macs\":%u",
+		   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ? "true" : "false",
+		   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
+	ctl_json_limits(b, p);
+	for (k = 0; (t = ctl_port_table(p, k)); k++)
+		ctl_json_table(b, p, t);
+	ctl_json_peer(b, p);
+	ctl_json_queues(b, p);
+}
+
+/**
+ * ctl_cmd_ports() - "ports" / "stats": every port (ctl_json_port())
  * @b:		reply
  * @arg:		unused
  * Return: 0
  */
 int ctl_cmd_ports(struct ctl_buf *b, const char *arg)
 {
-	unsigned int i, k, n = switch_port_count();
-	const struct stats_table *t;
+	unsigned int i, n = switch_port_count();
 	bool first = true;
 
 	ctl_printf(b, "{\"ports\":[");
@@ -186,20 +211,8 @@ int ctl_cmd_ports(struct ctl_buf *b, const char *arg)
 
 		if (!p)
 			continue;
-		ctl_printf(b, "%s\n{\"idx\":%u,\"name\":", first ? "" : ",",
-			   p->idx);
-		ctl_json_str(b, p->name);
-		ctl_printf(b, ",\"type\":");
-		ctl_json_str(b, p->ops->type);
-		ctl_printf(b, ",\"up\":%s,\"macs\":%u",
-			   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ?
-			   "true" : "false",
-			   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
-		ctl_json_limits(b, p);
-		for (k = 0; (t = ctl_port_table(p, k)); k++)
-			ctl_json_table(b, p, t);
-		ctl_json_peer(b, p);
-		ctl_json_queues(b, p);
+		ctl_printf(b, "%s\n{", first ? "" : ",");
+		ctl_json_port(b, p);
 		ctl_printf(b, "}");
 		first = false;
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* ctl_out.c - the reply buffer, JSON and Prometheus quoting, the tables a port shows
+/* ctl_out.c - the reply buffer, JSON and Prometheus quoting, the tables a
+ * port shows, the writer a port's own output goes through
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,6 +102,28 @@ void ctl_prom_label(struct ctl_buf *b, const char *s)
 			ctl_printf(b, "%c", *s);
 	}
 	ctl_printf(b, "\"");
+}
+
+/**
+ * ctl_out_put() - struct port_out's writer: into the reply
+ * @o:		the writer (@ctx: struct ctl_buf)
+ * @fmt:	printf format
+ */
+void ctl_out_put(struct port_out *o, const char *fmt, ...)
+{
+	struct ctl_buf *b = o->ctx;
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line)) {
+		b->oom = true;	/* a port's line is never this long */
+		return;
+	}
+	ctl_printf(b, "%s", line);
 }
 
 /**

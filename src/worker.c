@@ -673,6 +673,28 @@ bool worker_info_get(unsigned int i, struct worker_info *info)
 }
 
 /**
+ * worker_src_list() - which worker owns each source queue of @p
+ * @p:		port
+ * @out:	filled with (queue, worker), in slot order
+ * @max:	room in @out
+ * Return: entries filled
+ * Context: control thread, which alone writes the table: exact
+ */
+unsigned int worker_src_list(const struct port *p,
+			     struct worker_src_info *out, unsigned int max)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < WORKER_SRCS && n < max; i++)
+		if (worker_srcs[i].live && worker_srcs[i].port == p)
+			out[n++] = (struct worker_src_info){
+				.q = worker_srcs[i].q,
+				.worker = worker_srcs[i].worker,
+			};
+	return n;
+}
+
+/**
  * worker_stop() - stop and join every worker
  * Context: control thread, shutdown
  */

@@ -38,6 +38,16 @@ struct worker_info {
 	uint64_t start_ns;
 };
 
+/**
+ * struct worker_src_info - one source queue of a port and its owner (ctl)
+ * @q:		the port's queue number (as port_src_add() was given it)
+ * @worker:	the worker that owns it
+ */
+struct worker_src_info {
+	uint32_t q;
+	unsigned int worker;
+};
+
 /*
  * worker_init()	create @n workers (not started), polling window @poll_us,
  *			worker i pinned to @cpus[i % @ncpus] (@ncpus 0: not
@@ -51,6 +61,8 @@ struct worker_info {
  * worker_count_get()	number of workers.
  * worker_info_get()	worker @i's state, racy reads (ctl); false past the
  *			last worker.
+ * worker_src_list()	the source queues of @p and their workers, up to
+ *			@max in @out (ctl "show"); how many.
  */
 int worker_init(unsigned int n, unsigned int poll_us, const uint16_t *cpus,
 		unsigned int ncpus);
@@ -62,5 +74,7 @@ void worker_src_del(struct port *p, uint32_t q);
 void worker_quiesce(void);
 unsigned int worker_count_get(void);
 bool worker_info_get(unsigned int i, struct worker_info *info);
+unsigned int worker_src_list(const struct port *p,
+			     struct worker_src_info *out, unsigned int max);
 
 #endif /* VHOSTD_WORKER_H */

@@ -64,3 +64,26 @@ const struct port_ops *port_ops_at(unsigned int i)
 {
 	return i < ARRAY_SIZE(port_types) ? port_types[i] : NULL;
 }
+
+/**
+ * port_out_str() - write @s to @o as a quoted JSON string
+ * @o:		a port command's or show's writer
+ * @s:		text the operator gave (an interface name, a socket path):
+ *		quotes, backslashes and bytes outside printable ASCII are
+ *		escaped, so no name can end the string or the object early
+ */
+void port_out_str(struct port_out *o, const char *s)
+{
+	o->put(o, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			o->put(o, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			o->put(o, "\\u%04x", c);
+		else
+			o->put(o, "%c", c);
+	}
+	o->put(o, "\"");
+}

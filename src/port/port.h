@@ -402,8 +402,9 @@ struct port_lender {
  * @ctx:	the writer's
  *
  * What a command writes is one JSON object.  A port builds it from its
- * own numbers and addresses only (nothing a peer wrote reaches it
- * unformatted), so no escaping is offered.
+ * own numbers and addresses (nothing a peer wrote reaches it
+ * unformatted); text the operator gave (an interface name, a path) goes
+ * through port_out_str(), which quotes and escapes it.
  */
 struct port_out {
 	void (*put)(struct port_out *o, const char *fmt, ...)
@@ -497,6 +498,13 @@ struct port_cmd {
  * @feature_names: the names of @peer's @offered and @features bits,
  *		[bit] = name, NULL where unnamed; 64 entries, or NULL
  * @protocol_names: the same for @peer's @protocol bits
+ * @show:	control thread (ctl "show NAME"): write what the port is
+ *		beyond its counters and @peer, as JSON members, each
+ *		',"key":value', to @out: its rings or queues, guest memory
+ *		regions (guest addresses and sizes only: a host address would
+ *		show a ctl client vhostd's layout), its device.  Takes the
+ *		locks the datapath does for what the workers write.  May be
+ *		NULL
  * @counters:	the type's counters beyond stats_common: NULL-terminated
  *		list of tables (stats.h), or NULL.  ctl shows a port these
  *		and the common ones, nothing else
@@ -563,6 +571,7 @@ struct port_ops {
 	void (*peer)(const struct port *p, struct port_peer *pp);
 	const char *const *feature_names;
 	const char *const *protocol_names;
+	void (*show)(const struct port *p, struct port_out *out);
 	const struct stats_table *const *counters;
 	const struct port_cmd *cmds;
 	unsigned int n_cmds;
@@ -688,9 +697,11 @@ extern const struct port_ops port_tap_ops;
  * port_ops_find()	the type named @type, or NULL.
  * port_ops_at()	the @i-th registered type, or NULL past the last
  *			(for listing them: errors, --help).
+ * port_out_str()	write a quoted, escaped JSON string to @o.
  */
 const struct port_ops *port_ops_find(const char *type);
 const struct port_ops *port_ops_at(unsigned int i);
+void port_out_str(struct port_out *o, const char *s);
 
 /**
  * port_count_xmit() - an xmit's accounting: what went out, what was dropped

@@ -934,6 +934,45 @@ static const struct stats_table *const tap_counters[] = {
 	&stats_direct, &tap_stats, NULL
 };
 
+/**
+ * tap_show() - port_ops @show: the interface and its queues
+ * @p:		port
+ * @o:		writer
+ *
+ * Each queue with the port index of the guest it is steered to (null:
+ * queue 0, the flood and unknown-destination one), from the control
+ * thread's own tables.
+ *
+ * Context: control thread
+ */
+static void tap_show(const struct port *p, struct port_out *o)
+{
+	const struct tap_priv *t = p->priv;
+	unsigned int i, d, nq = __atomic_load_n(&t->nq, __ATOMIC_ACQUIRE);
+
+	o->put(o, ",\"tap\":{\"ifname\":");
+	port_out_str(o, t->ifname);
+	o->put(o, ",\"multi_queue\":%s,\"offload\":%s,\"offloads\":"
+	       "\"0x%llx\",\"frame_max\":%u,\"queues\":[",
+	       t->mq ? "true" : "false", t->offload ? "true" : "false",
+	       (unsigned long long)t->src_feat, t->frame_max);
+	for (i = 0; i < nq; i++) {
+		int to = -1;
+
+		for (d = 0; d < PORT_IDX_MAX && i; d++)
+			if (t->port_queue[d] && t->port_queue[d] != UINT16_MAX &&
+			    i >= t->port_queue[d] &&
+			    i < (unsigned int)t->port_queue[d] + t->port_pairs[d])
+				to = (int)d;
+		o->put(o, "%s{\"q\":%u,\"steered_to\":", i ? "," : "", i);
+		if (to >= 0)
+			o->put(o, "%d}", to);
+		else
+			o->put(o, "null}");
+	}
+	o->put(o, "]}");
+}
+
 const struct port_ops port_tap_ops = {
 	.type		= "tap",
 	.name_prefix	= "tap",
@@ -950,5 +989,6 @@ const struct port_ops port_tap_ops = {
 	.rx_burst	= tap_rx_burst,
 	.rx_end		= tap_rx_end,
 	.timer		= tap_timer,
+	.show		= tap_show,
 	.counters	= tap_counters,
 };

@@ -285,6 +285,8 @@ static void port_vhost_disconnect(struct port_vhost *pv)
 		src_warn(&pv->port->log, "%s: guest memory shrank under its "
 			 "mapping (%u faults contained): dropping front end",
 			 pv->port->name, faults);
+		vu_dev_note_err(&pv->dev, "guest memory shrank under its "
+				"mapping (%u faults contained)", faults);
 	}
 	vu_dev_detach(&pv->dev);	/* logs the disconnection */
 }
@@ -680,6 +682,7 @@ const struct port_ops port_vhost_ops = {
 	.timer = port_vhost_timer,
 	.queue_stats = port_vhost_queue_stats,
 	.peer = port_vhost_peer,
+	.show = port_vhost_show,
 	.feature_names = vu_feature_names,
 	.protocol_names = vu_protocol_feature_names,
 	.counters = port_vhost_counters,

@@ -4,7 +4,8 @@
  * port_vhost.c is the control side (sockets, the protocol's queue
  * start/stop callbacks, port_ops); port_vhost_dp.c is the datapath from
  * the guest (turns at its TX queues), port_vhost_deliver.c the datapath
- * to it (delivery into its RX queues, with offloads).  Nothing outside
+ * to it (delivery into its RX queues, with offloads), port_vhost_show.c
+ * what ctl "show" prints of it.  Nothing outside
  * src/port/ includes this.
  */
 #ifndef VHOSTD_PORT_VHOST_H
@@ -245,6 +246,9 @@ void port_vhost_rx_push(struct port_vhost *pv, struct port_vhost_rxq *rq,
 			uint32_t len);
 void port_vhost_rx_release(struct port_vhost *pv, struct port_vhost_rxq *rq,
 			   struct virtq *vq);
+
+/* ctl "show" (port_vhost_show.c), control thread. */
+void port_vhost_show(const struct port *p, struct port_out *o);
 
 /* RX buffers lent to a reader of another port (port_vhost_direct.c). */
 bool port_vhost_lend_ok(struct port *p, uint64_t src_feat);

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,6 +61,11 @@ void vu_dev_proto_err(struct vu_dev *dev, const struct vhost_user_msg *msg,
 	uint32_t req = msg ? msg->hdr.request : 0;
 
 	dev->stats.msg_errors++;
+	if (msg)
+		vu_dev_note_err(dev, "%s: request %u (%s): %s", what, req,
+				vhost_user_req_name(req), strerror(-rc));
+	else
+		vu_dev_note_err(dev, "%s: %s", what, strerror(-rc));
 	if (dev->err_logged) {
 		src_debug(dev->log, "%s: vhost-user: %s: request %u (%s): %s",
 			  dev->name, what, req, vhost_user_req_name(req),
@@ -70,6 +76,46 @@ void vu_dev_proto_err(struct vu_dev *dev, const struct vhost_user_msg *msg,
 	src_warn(dev->log, "%s: vhost-user: %s: request %u (%s): %s (further "
 		 "errors on this connection are only counted)", dev->name,
 		 what, req, vhost_user_req_name(req), strerror(-rc));
+}
+
+/**
+ * vu_dev_note_err() - record why the session went wrong, for ctl "show"
+ * @dev:	device
+ * @fmt:	printf format: one line (cut at VU_ERR_MAX - 1 bytes)
+ *
+ * Context: control thread
+ */
+void vu_dev_note_err(struct vu_dev *dev, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dev->last_err, sizeof(dev->last_err), fmt, ap);
+	va_end(ap);
+	dev->last_err_ns = now_ns();
+}
+
+/**
+ * vu_dev_broken_queue() - the first queue the datapath found broken
+ * @dev:	device, marked broken
+ * Return: its index, or -1 (a fault in guest memory, not a ring)
+ *
+ * Context: control thread; each queue's lock taken in turn (the datapath
+ * sets the ring's @broken under it)
+ */
+static int vu_dev_broken_queue(struct vu_dev *dev)
+{
+	unsigned int i;
+	bool broken;
+
+	for (i = 0; i < 2 * dev->pairs; i++) {
+		vlock_lock(&dev->q[i].lock);
+		broken = dev->q[i].vq.broken;
+		vlock_unlock(&dev->q[i].lock);
+		if (broken)
+			return (int)i;
+	}
+	return -1;
 }
 
 /**
@@ -646,7 +692,17 @@ int vu_dev_handle(struct vu_dev *dev)
 	if (dev->fd < 0)
 		return -ENOTCONN;
 	if (__atomic_load_n(&dev->broken, __ATOMIC_ACQUIRE)) {
+		int q = vu_dev_broken_queue(dev);
+
 		vu_dev_proto_err(dev, NULL, -EIO, "guest broke a ring");
+		if (q >= 0)
+			vu_dev_note_err(dev, "guest broke ring %d (%s of "
+					"queue pair %d)", q, q & 1 ? "TX" : "RX",
+					q / 2);
+		else
+			vu_dev_note_err(dev, "device broken: guest memory "
+					"vanished or an interrupt eventfd "
+					"blocked");
 		return -EIO;
 	}
 

@@ -31,6 +31,7 @@
 #define VU_MAX_QUEUES		(2 * VU_MAX_QUEUE_PAIRS)
 #define VU_MAX_FDS		VHOST_USER_MAX_FDS
 #define VU_NAME_MAX		32
+#define VU_ERR_MAX		128	/* struct vu_dev @last_err */
 
 struct vu_dev;
 
@@ -142,6 +143,10 @@ struct vu_dev_stats {
  * @rx:			the message being received (control thread only):
  *			the socket is non-blocking, a message may come in
  *			pieces
+ * @last_err:		the last protocol error or violation, one line, for
+ *			ctl "show": why the last front end was dropped.
+ *			Control thread only; kept across connections
+ * @last_err_ns:	now_ns() when @last_err was set, 0 = never
  * @call_slow:		a write to one of this device's call fds blocked
  *			(efd.c): every later interrupt, on this connection
  *			or the next, goes through efd's slow lane.  Set
@@ -167,6 +172,8 @@ struct vu_dev {
 	struct log_src *log;
 	uint32_t mem_faults;
 	struct vhost_user_rx rx;
+	char last_err[VU_ERR_MAX];
+	uint64_t last_err_ns;
 	bool call_slow;
 };
 
@@ -189,6 +196,7 @@ struct vu_dev {
  * vu_dev_detach()	stop every queue (ops->queue_stop), unmap memory,
  *			close fds and the socket; the device waits for the
  *			next front end.
+ * vu_dev_note_err()	control: record @last_err (printf-style).
  * vu_dev_mark_broken()	datapath, queue lock held: note a guest violation
  *			and shut the socket down so the control thread sees
  *			the hang-up and detaches.
@@ -217,6 +225,8 @@ void vu_dev_attach(struct vu_dev *dev, int fd);
 int vu_dev_handle(struct vu_dev *dev);
 int vu_dev_check_stall(struct vu_dev *dev, uint64_t now);
 void vu_dev_detach(struct vu_dev *dev);
+void vu_dev_note_err(struct vu_dev *dev, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void vu_dev_mark_broken(struct vu_dev *dev);
 int vu_queue_call_take(struct vu_queue *q) REQUIRES(q->lock);
 int vu_queue_call_give(struct vu_dev *dev, struct vu_queue *q, int fd)
