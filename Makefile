@@ -98,8 +98,8 @@ DAEMON_LIBS = -lxdp -lbpf -lcap -lseccomp -lsystemd -lmicrohttpd \
 $(O)/vhostd: $(O)/src/main.o $(O)/libvhostd.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
-$(O)/vhostctl: $(O)/cli/vhostctl.o $(O)/cli/vhostctl_capture.o
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpcap
+$(O)/vhostctl: $(patsubst %.c,$(O)/%.o,$(wildcard cli/*.c))
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpcap -lm
 
 # Each program's prerequisites name its parts: $$* is the program's stem,
 # known only in the second expansion.

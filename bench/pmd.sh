@@ -148,7 +148,7 @@ backend_ready() {
 	for i in $(seq 100); do
 		case "$1" in
 		vhostd-*|peer)
-			[ "$("$VHOSTCTL" --ctl "$TMP/ctl.sock" ports 2>/dev/null |
+			[ "$("$VHOSTCTL" --json --ctl "$TMP/ctl.sock" ports 2>/dev/null |
 			     jq "[.ports[] | select(.up)] | length")" = 2 ] &&
 				return 0 ;;
 		testpmd)
@@ -166,7 +166,7 @@ backend_ready() {
 backend_drops() {
 	case "$1" in
 	vhostd-*|peer)
-		"$VHOSTCTL" --ctl "$TMP/ctl.sock" ports |
+		"$VHOSTCTL" --json --ctl "$TMP/ctl.sock" ports |
 			jq '[.ports[] | .drops[]] | add' ;;
 	testpmd)
 		echo >&7
@@ -187,7 +187,7 @@ backend_drops() {
 backend_features() {
 	case "$1" in
 	vhostd-*|peer)
-		"$VHOSTCTL" --ctl "$TMP/ctl.sock" ports |
+		"$VHOSTCTL" --json --ctl "$TMP/ctl.sock" ports |
 			jq -r '.ports[0].negotiated.features' ;;
 	testpmd)
 		sed -n 's/.*(.*A\.sock) negotiated Virtio features: //p' \

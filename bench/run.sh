@@ -451,7 +451,7 @@ start_backend() {
 stop_backend() {
 	case "$1" in
 	vhostd-p*)
-		"$VHOSTCTL" --ctl "$TMP/ctl.sock" stats >"$TMP/$1.stats.json" 2>/dev/null
+		"$VHOSTCTL" --json --ctl "$TMP/ctl.sock" stats >"$TMP/$1.stats.json" 2>/dev/null
 		;;
 	esac
 	bench_stop "$FWD_PID" 100
@@ -539,7 +539,7 @@ point() {
 	[ "$best_rc" = 3 ] && why="n/a: $why"
 	if [ "$3 $4" = "tput tso" ] && [ "${1%%-*}" = vhostd ] &&
 	   [ -S "$TMP/ctl.sock" ]; then
-		why="$why (vhostd drops so far: $("$VHOSTCTL" --ctl "$TMP/ctl.sock" stats 2>/dev/null |
+		why="$why (vhostd drops so far: $("$VHOSTCTL" --json --ctl "$TMP/ctl.sock" stats 2>/dev/null |
 			jq -c '[.ports[] | {(.name): .drops | with_entries(select(.value > 0))}] | add' 2>/dev/null))"
 	fi
 	echo "$1 rep $2 $3 $4: $why" >>"$FAILS"

@@ -53,7 +53,7 @@ say() {
 }
 # ctr I PORT JQ: a counter of build I's vhostd
 ctr() {
-	"$(dirname "${BIN[$1]}")/vhostctl" --ctl "$T/$1/ctl" stats |
+	"$(dirname "${BIN[$1]}")/vhostctl" --json --ctl "$T/$1/ctl" stats |
 		jq -r ".ports[] | select(.name == \"$2\") | $3"
 }
 # cpu I: "user system" clock ticks of build I's vhostd

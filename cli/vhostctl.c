@@ -3,8 +3,16 @@
  *
  * Sends one command line to the daemon and prints its reply.  It builds
  * and runs without the daemon's library (libc, and libpcap for capture's
- * filters: vhostctl_capture.c), and knows nothing of the reply formats
- * beyond "an error is an object whose first key is error".
+ * filters: vhostctl_capture.c).
+ *
+ * The daemon answers every command in one format, JSON (or Prometheus
+ * text, or a pcap stream), and knows nothing of people: the listings
+ * people read ("ports", "fdb", "captures", "show") are laid out here, from
+ * that JSON (vhostctl_json.c, vhostctl_table.c, vhostctl_show.c), so
+ * that scripts and people read the same numbers and the daemon has no
+ * second renderer to keep in step.  --json prints the reply as it came.
+ * An error reply is one line on stderr: "vhostctl: MESSAGE", or the
+ * JSON object itself with --json.
  *
  * Exit status: 0 ok, 1 connection failure or error reply, 2 usage error.
  */
@@ -23,39 +31,57 @@
 
 #define VHOSTCTL_DEFAULT_PATH	"/run/vhostd/ctl.sock"
 #define VHOSTCTL_TIMEOUT_S	5
+#define VHOSTCTL_REPLY_MAX	(16U << 20)	/* the daemon's is 8 MiB */
 
 /**
  * struct vhostctl_cmd - a command the daemon understands
  * @name:	words sent on the socket
  * @arg:	the one argument it takes, for --help; NULL: none
  * @help:	one line for --help
+ * @print:	lays the parsed reply out for people; NULL: printed as it
+ *		came, with or without --json
  */
 struct vhostctl_cmd {
 	const char *name;
 	const char *arg;
 	const char *help;
+	int (*print)(const struct vj *j);
 };
 
 static const struct vhostctl_cmd vhostctl_cmds[] = {
-	{ "ports",	NULL,	"ports, state and counters (JSON)" },
-	{ "stats",	NULL,	"same as ports" },
-	{ "fdb",	NULL,	"learned MAC addresses: mac, port, age (JSON)" },
-	{ "workers",	NULL,	"datapath threads: tid, pinned CPU, sources (JSON)" },
-	{ "metrics",	NULL,	"counters in Prometheus text format" },
-	{ "port add",	"SPEC",	"add a port, SPEC as for vhostd --port" },
-	{ "port del",	"NAME",	"remove a port, with its MACs and counters" },
+	{ "ports",	NULL,	"ports, state and counters (table)",
+	  vhostctl_print_ports },
+	{ "stats",	NULL,	"same as ports", vhostctl_print_ports },
+	{ "show",	"PORT",	"one port: features, rings, memory, MACs",
+	  vhostctl_print_show },
+	{ "top",	"[-n COUNT] [-d SECONDS]",
+	  "frames/s, Gbit/s, drops/s per port, live", NULL },
+	{ "fdb",	NULL,	"learned MAC addresses: mac, port, age (table)",
+	  vhostctl_print_fdb },
+	{ "workers",	NULL,	"datapath threads: tid, pinned CPU, sources (JSON)",
+	  NULL },
+	{ "metrics",	NULL,	"counters in Prometheus text format", NULL },
+	{ "port add",	"SPEC",	"add a port, SPEC as for vhostd --port", NULL },
+	{ "port del",	"NAME",	"remove a port, with its MACs and counters",
+	  NULL },
 	{ "set",	"NAME,KEY=VALUE..",
-	  "a port's rate limits: rate=, burst=, rx-rate=, tx-rate=, ..." },
-	{ "log level",	"LEVEL", "log error, warning, info or debug from now on" },
-	{ "reload",	NULL,	"re-read vhostd's --config: add, remove, re-create its ports" },
+	  "a port's rate limits: rate=, burst=, rx-rate=, tx-rate=, ...",
+	  NULL },
+	{ "log level",	"LEVEL", "log error, warning, info or debug from now on",
+	  NULL },
+	{ "reload",	NULL,
+	  "re-read vhostd's --config: add, remove, re-create its ports", NULL },
 	{ "capture",	"PORT [OPT].. [FILTER]",
-	  "stream PORT's frames as pcap (capture --help)" },
-	{ "captures",	NULL,	"the captures running, their counters (JSON)" },
-	{ "vxlan fdb",	"NAME",	"a vxlan port's VTEPs and MAC -> VTEP entries (JSON)" },
+	  "stream PORT's frames as pcap (capture --help)", NULL },
+	{ "captures",	NULL,	"the captures running, their counters (table)",
+	  vhostctl_print_captures },
+	{ "vxlan fdb",	"NAME",	"a vxlan port's VTEPs and MAC -> VTEP entries (JSON)",
+	  NULL },
 	{ "vxlan add",	"NAME,mac=MAC,vtep=IP",
-	  "a static MAC -> VTEP entry on a vxlan port" },
-	{ "vxlan del",	"NAME,mac=MAC", "remove a MAC's entry from a vxlan port" },
-	{ "help",	NULL,	"the daemon's own command list" },
+	  "a static MAC -> VTEP entry on a vxlan port", NULL },
+	{ "vxlan del",	"NAME,mac=MAC", "remove a MAC's entry from a vxlan port",
+	  NULL },
+	{ "help",	NULL,	"the daemon's own command list", NULL },
 };
 
 /**
@@ -67,11 +93,13 @@ static void vhostctl_usage(FILE *f)
 	size_t i;
 
 	fprintf(f,
-		"Usage: vhostctl [--ctl PATH] COMMAND [ARG]\n"
+		"Usage: vhostctl [--ctl PATH] [--json] COMMAND [ARG]\n"
 		"Query or change a running vhostd through its control socket.\n"
 		"\n"
 		"  -c, --ctl PATH   control socket (default: $VHOSTD_CTL, "
 		"else %s)\n"
+		"  -j, --json       print replies as the daemon sends them "
+		"(JSON), for scripts\n"
 		"  -h, --help       this text\n"
 		"\n"
 		"Commands:\n", VHOSTCTL_DEFAULT_PATH);
@@ -157,91 +185,195 @@ int vhostctl_connect(const char *path)
 }
 
 /**
- * vhostctl_run() - send @cmd, copy the reply to stdout (or stderr)
- * @fd:		connected socket
- * @cmd:	command words
- * @arg:	its argument, or NULL
- * Return: exit status
+ * vhostctl_error() - print an error reply
+ * @reply:	the reply, NUL-terminated: {"error":"MESSAGE"[,...]}
+ * @json:	--json: the object as it came; else "vhostctl: MESSAGE",
+ *		and the object after it if it says more than the message
  */
-static int vhostctl_run(int fd, const char *cmd, const char *arg)
+static void vhostctl_error(const char *reply, bool json)
 {
-	char buf[65536];
-	size_t head = 0, total = 0;
-	char first[sizeof(VHOSTCTL_ERROR_PREFIX) - 1];
-	bool is_err = false;
-	FILE *out = stdout;
+	const struct vj_node *m;
+	struct vj j = { 0 };
+	char *copy = NULL;
+	const char *err;
 
-	if (dprintf(fd, "%s%s%s\n", cmd, arg ? " " : "", arg ? arg : "") < 0) {
+	if (json) {
+		fputs(reply, stderr);
+		return;
+	}
+	copy = strdup(reply);
+	if (copy && !vj_parse(&j, copy, &err) &&
+	    (m = vj_get(&j, &j.v[0], "error")) && m->type == VJ_STR) {
+		fprintf(stderr, "vhostctl: %s\n", m->str);
+		/* More than the message (reload's lists of what it did
+		 * before it failed): the object too.
+		 */
+		if (j.v[0].n > 1)
+			fputs(reply, stderr);
+	} else {
+		fprintf(stderr, "vhostctl: error reply from vhostd: %s", reply);
+	}
+	vj_free(&j);
+	free(copy);
+}
+
+/**
+ * vhostctl_fetch() - send one command line, read the whole reply
+ * @path:	control socket
+ * @line:	the command line, without its newline
+ * @json:	--json: how an error reply is printed
+ * @reply:	out: the reply, malloc'd and NUL-terminated (the caller
+ *		frees it) when 0 is returned
+ * @len:	out: its length
+ * Return: 0, or 1: no reply (the reason printed) or an error reply
+ *	   (printed on stderr, vhostctl_error())
+ */
+int vhostctl_fetch(const char *path, const char *line, bool json,
+		   char **reply, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf;
+	int fd;
+
+	*reply = NULL;
+	*len = 0;
+	fd = vhostctl_connect(path);
+	if (fd < 0)
+		return 1;
+	if (dprintf(fd, "%s\n", line) < 0) {
 		fprintf(stderr, "vhostctl: send: %s\n", strerror(errno));
+		close(fd);
 		return 1;
 	}
 	shutdown(fd, SHUT_WR);
-
+	buf = malloc(cap);
 	for (;;) {
-		ssize_t r = read(fd, buf, sizeof(buf));
+		ssize_t r;
 
+		if (buf && n + 1 == cap) {
+			char *nb = cap < VHOSTCTL_REPLY_MAX ?
+				   realloc(buf, 2 * cap) : NULL;
+
+			if (!nb) {
+				fprintf(stderr, "vhostctl: reply too large\n");
+				goto fail;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		if (!buf) {
+			fprintf(stderr, "vhostctl: out of memory\n");
+			goto fail;
+		}
+		r = read(fd, buf + n, cap - 1 - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
 			fprintf(stderr, "vhostctl: read: %s\n",
 				errno == EAGAIN ? "timed out" :
 				strerror(errno));
-			return 1;
+			goto fail;
 		}
 		if (!r)
 			break;
-		/* Decide where the reply goes once its first bytes are
-		 * known: an error object goes to stderr, exit 1.
-		 */
-		if (head < sizeof(first)) {
-			size_t take = sizeof(first) - head;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (!n) {
+		fprintf(stderr, "vhostctl: empty reply from vhostd\n");
+		free(buf);
+		return 1;
+	}
+	if (!strncmp(buf, VHOSTCTL_ERROR_PREFIX,
+		     strlen(VHOSTCTL_ERROR_PREFIX))) {
+		vhostctl_error(buf, json);
+		free(buf);
+		return 1;
+	}
+	*reply = buf;
+	*len = n;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return 1;
+}
 
-			if (take > (size_t)r)
-				take = (size_t)r;
-			memcpy(first + head, buf, take);
-			head += take;
-			if (head == sizeof(first) &&
-			    !memcmp(first, VHOSTCTL_ERROR_PREFIX, head)) {
-				is_err = true;
-				out = stderr;
-			}
-		}
-		if (fwrite(buf, 1, (size_t)r, out) != (size_t)r) {
+/**
+ * vhostctl_run() - run @cmd, print its reply
+ * @path:	control socket
+ * @cmd:	the command
+ * @arg:	its argument, or NULL
+ * @json:	--json: the reply as it came, even where a table exists
+ * Return: exit status
+ */
+static int vhostctl_run(const char *path, const struct vhostctl_cmd *cmd,
+			const char *arg, bool json)
+{
+	char line[4096], *reply;
+	struct vj j = { 0 };
+	const char *err;
+	size_t len;
+	int rc;
+
+	if ((size_t)snprintf(line, sizeof(line), "%s%s%s", cmd->name,
+			     arg ? " " : "", arg ? arg : "") >= sizeof(line)) {
+		fprintf(stderr, "vhostctl: %s: argument too long\n",
+			cmd->name);
+		return 2;
+	}
+	rc = vhostctl_fetch(path, line, json, &reply, &len);
+	if (rc)
+		return rc;
+	if (json || !cmd->print) {
+		rc = fwrite(reply, 1, len, stdout) != len || fflush(stdout);
+		if (rc)
 			fprintf(stderr, "vhostctl: write: %s\n",
 				strerror(errno));
-			return 1;
+		free(reply);
+		return rc;
+	}
+	if (vj_parse(&j, reply, &err)) {
+		fprintf(stderr, "vhostctl: %s: cannot read the reply: %s "
+			"(--json prints it as it came)\n", cmd->name, err);
+		rc = 1;
+	} else {
+		rc = cmd->print(&j);
+		if (fflush(stdout)) {
+			fprintf(stderr, "vhostctl: write: %s\n",
+				strerror(errno));
+			rc = 1;
 		}
-		total += (size_t)r;
 	}
-	if (!total) {
-		fprintf(stderr, "vhostctl: empty reply from vhostd\n");
-		return 1;
-	}
-	if (fflush(out)) {
-		fprintf(stderr, "vhostctl: write: %s\n", strerror(errno));
-		return 1;
-	}
-	return is_err ? 1 : 0;
+	vj_free(&j);
+	free(reply);
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "ctl",	required_argument,	NULL, 'c' },
+		{ "json",	no_argument,		NULL, 'j' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
 	};
 	const char *path = getenv("VHOSTD_CTL");
 	const struct vhostctl_cmd *cmd;
 	const char *arg = NULL;
-	int opt, fd, rc, used, left;
+	int opt, used, left;
+	bool json = false;
 
 	if (!path || !*path)
 		path = VHOSTCTL_DEFAULT_PATH;
-	while ((opt = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:jh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			path = optarg;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			vhostctl_usage(stdout);
@@ -260,6 +392,9 @@ int main(int argc, char **argv)
 	/* Options and a filter of its own, and a stream for a reply. */
 	if (!strcmp(argv[optind], "capture"))
 		return vhostctl_capture(path, left, argv + optind);
+	/* Options of its own, and a reply every interval. */
+	if (!strcmp(argv[optind], "top"))
+		return vhostctl_top(path, json, left, argv + optind);
 	cmd = vhostctl_find(left, argv + optind, &used);
 	if (!cmd) {
 		fprintf(stderr, "vhostctl: unknown command '%s%s%s' (see "
@@ -284,11 +419,5 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-
-	fd = vhostctl_connect(path);
-	if (fd < 0)
-		return 1;
-	rc = vhostctl_run(fd, cmd->name, arg);
-	close(fd);
-	return rc;
+	return vhostctl_run(path, cmd, arg, json);
 }

@@ -357,7 +357,7 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-run; then
 	for i in \$(seq 100); do [ -S /run/vhostd/ctl.sock ] && break; sleep 0.05; done
 	grep -E '^(Uid|CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/\$pid/status >$TMP/run-status
 	stat -c '%n %U %a' /run/vhostd/vm1.sock /run/vhostd/ctl.sock >$TMP/run-stat
-	/usr/bin/vhostctl ports >$TMP/run-ports 2>&1
+	/usr/bin/vhostctl --json ports >$TMP/run-ports 2>&1
 	ip -br link show vh0 >$TMP/run-link 2>&1
 	kill -TERM \$pid
 	wait \$pid
@@ -424,7 +424,7 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 		pid=$(systemctl show -p MainPID --value vhostd)
 		grep -E '^(Uid|Cap[A-Za-z]+|NoNewPrivs|Seccomp|Seccomp_filters):' /proc/$pid/status >status
 		stat -c '%n %U %a' /run/vhostd/*.sock >stat
-		vhostctl ports >ports 2>&1
+		vhostctl --json ports >ports 2>&1
 		./vdrv_tool responder --sock /run/vhostd/vm2.sock --mac 52:54:00:00:00:02 \
 			--ip 198.18.0.2 --seconds 30 >responder 2>&1 &
 		./vdrv_tool pinger --sock /run/vhostd/vm1.sock --mac 52:54:00:00:00:01 \
@@ -435,7 +435,7 @@ if [ "$INSTALLED" = 1 ] && wanted pkg-service; then
 		echo 'port vhost-user,path=/run/vhostd/vm4.sock,name=vm4' >>/etc/vhostd/vhostd.conf
 		systemctl reload vhostd.service
 		for i in $(seq 100); do [ -S /run/vhostd/vm4.sock ] && break; sleep 0.05; done
-		vhostctl ports >reloaded 2>&1
+		vhostctl --json ports >reloaded 2>&1
 		ip -br link show vh0 >link 2>&1
 		systemd-analyze security vhostd.service >security 2>&1
 		systemctl stop vhostd.service

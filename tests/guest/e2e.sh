@@ -117,7 +117,7 @@ fi
 # vhostctl (when built next to vhostd) must list the ports.
 VHOSTCTL=${VHOSTCTL:-$(dirname "$VHOSTD")/vhostctl}
 if [ -x "$VHOSTCTL" ]; then
-	r=0; out=$(timeout 10 "$VHOSTCTL" --ctl "$VG_DIR/ctl.sock" ports 2>&1) || r=$?
+	r=0; out=$(timeout 10 "$VHOSTCTL" --json --ctl "$VG_DIR/ctl.sock" ports 2>&1) || r=$?
 	printf '%s\n' "$out" > "$VG_DIR/vhostctl-ports.json"
 	if [ $r = 0 ] && grep -q '"vm1"' <<<"$out" && grep -q '"vm2"' <<<"$out"; then
 		vg_row "vhostctl ports" ok - - "lists vm1, vm2 (saved: vhostctl-ports.json)"
@@ -131,7 +131,7 @@ fi
 # frames were read straight into g1's buffers (vm1's direct counter).  A
 # kernel without it logs "no eBPF queue steering" and the row says so.
 if [ -x "$VHOSTCTL" ] && command -v jq >/dev/null; then
-	d=$(timeout 10 "$VHOSTCTL" --ctl "$VG_DIR/ctl.sock" stats 2>/dev/null |
+	d=$(timeout 10 "$VHOSTCTL" --json --ctl "$VG_DIR/ctl.sock" stats 2>/dev/null |
 		jq -r '.ports[] | select(.name == "vm1") | .direct.packets' 2>/dev/null) || d=
 	if [[ $d =~ ^[0-9]+$ ]] && [ "$d" -gt 0 ]; then
 		vg_row "host -> vm1 direct TAP reads" ok - - "$d frames read straight into g1"
@@ -265,7 +265,7 @@ if [ "$E2E_ROGUE" = 1 ] && vg_vhostd_alive; then
 fi
 
 if vg_vhostd_alive && [ -x "$VHOSTCTL" ]; then
-	timeout 10 "$VHOSTCTL" --ctl "$VG_DIR/ctl.sock" ports > "$VG_DIR/vhostctl-ports-end.json" 2>&1 || true
+	timeout 10 "$VHOSTCTL" --json --ctl "$VG_DIR/ctl.sock" ports > "$VG_DIR/vhostctl-ports-end.json" 2>&1 || true
 fi
 if vg_vhostd_alive; then
 	read -r -a st < <(sed 's/^.*) //' "/proc/$VHOSTD_PID/stat")
@@ -284,7 +284,7 @@ if [ "$E2E_RESTART" = 1 ] && vg_vhostd_alive; then
 	VHOSTD_PID=
 	start_vhostd
 	up2() {
-		timeout 5 "$VHOSTCTL" --ctl "$VG_DIR/ctl.sock" stats 2>/dev/null |
+		timeout 5 "$VHOSTCTL" --json --ctl "$VG_DIR/ctl.sock" stats 2>/dev/null |
 			jq -e '[.ports[] | select(.name == "vm1" or .name == "vm2" or
 				.name == "vm3") | .up] == [true, true, true]' >/dev/null
 	}

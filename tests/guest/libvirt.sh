@@ -135,7 +135,7 @@ wait_until() {
 }
 lv_virsh() { nsx timeout 60 virsh -q -c qemu:///system "$@"; }
 # ctl_stats: vhostd's counters as JSON
-ctl_stats() { nsx timeout 10 "$VHOSTCTL" --ctl /run/vhostd/ctl.sock stats; }
+ctl_stats() { nsx timeout 10 "$VHOSTCTL" --json --ctl /run/vhostd/ctl.sock stats; }
 qemu_pid() { cat "$VG_DIR/run/libvirt/qemu/$vm.pid" 2>/dev/null; }
 have_qemu_pid() { [ -s "$VG_DIR/run/libvirt/qemu/$vm.pid" ]; }
 

@@ -84,7 +84,7 @@ fail() {
 
 # vm4 [JQ]: vm4's object in "vhostctl ports", or JQ applied to it
 vm4() {
-	timeout 10 "$VHOSTCTL" --ctl "$VG_DIR/ctl.sock" ports |
+	timeout 10 "$VHOSTCTL" --json --ctl "$VG_DIR/ctl.sock" ports |
 		jq -c ".ports[] | select(.name == \"vm4\") | ${1:-.}"
 }
 

@@ -149,7 +149,7 @@ vg_log "sockperf pp 256 B: p50 ${p50:-?} us, p99 ${p99:-?} us"
 # ---- the tunnel's counters ------------------------------------------------
 
 for c in 1 2; do
-	j=$(timeout 10 "$VHOSTCTL" --ctl "$VG_DIR/ctl$c.sock" stats) || { fail "vhostd$c stats"; continue; }
+	j=$(timeout 10 "$VHOSTCTL" --json --ctl "$VG_DIR/ctl$c.sock" stats) || { fail "vhostd$c stats"; continue; }
 	vx=$(jq -c '.ports[] | select(.name == "vx")' <<<"$j")
 	for k in rx_packets tx_packets gro_joined; do
 		v=$(jq -r ".$k" <<<"$vx")

@@ -252,7 +252,7 @@ if wanted afxdp-errors; then
 			xdp_gone || ERR="${ERR:+$ERR; }'$spec' left a program on xa"
 		done
 		if start_vhostd ip netns exec "$NA" -- 1; then
-			out=$("$VHOSTCTL" --ctl "$TMP/ctl" port add "afxdp,ifname=xa" 2>&1)
+			out=$("$VHOSTCTL" --json --ctl "$TMP/ctl" port add "afxdp,ifname=xa" 2>&1)
 			rc=$?
 			[ $rc = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] ||
 				ERR="${ERR:+$ERR; }port add afxdp at run time: rc $rc, '$out'"

@@ -51,7 +51,7 @@ CTL=$TMP/ctl
 
 # vc ARGS...: vhostctl in $NS against our control socket
 vc() {
-	ip netns exec "$NS" timeout 30 "$VHOSTCTL" --ctl "$CTL" "$@"
+	ip netns exec "$NS" timeout 30 "$VHOSTCTL" --json --ctl "$CTL" "$@"
 }
 
 # captures_n: how many captures vhostd reports running
@@ -105,7 +105,7 @@ setup() {
 cap_bg() {
 	local before
 	before=$(captures_n)
-	ip netns exec "$NS" "$VHOSTCTL" --ctl "$CTL" capture "$@" \
+	ip netns exec "$NS" "$VHOSTCTL" --json --ctl "$CTL" capture "$@" \
 		2>>"$TMP/cap.err" &
 	CAP_PID=$!
 	wait_captures $((before + 1))
@@ -133,7 +133,7 @@ t_pcap() {
 
 t_live() {
 	ERR=
-	ip netns exec "$NS" bash -c "timeout 20 '$VHOSTCTL' --ctl '$CTL' capture host -q -c 4 -w - icmp | tcpdump -l -n -r - > '$TMP/live.txt' 2>/dev/null" &
+	ip netns exec "$NS" bash -c "timeout 20 '$VHOSTCTL' --json --ctl '$CTL' capture host -q -c 4 -w - icmp | tcpdump -l -n -r - > '$TMP/live.txt' 2>/dev/null" &
 	local p=$!
 	wait_captures 1 || fail "capture did not start"
 	ip netns exec "$NS" ping -c 2 -i 0.2 -W 1 198.18.9.2 >/dev/null

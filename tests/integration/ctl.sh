@@ -134,7 +134,7 @@ guests_stop() {
 
 # fdb_lines: "mac port idx" per learned entry, sorted
 fdb_lines() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb |
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb |
 		jq -r '.fdb[] | "\(.mac) \(.port) \(.idx)"' | sort
 }
 
@@ -163,7 +163,7 @@ if wanted ctl-fdb; then
 		[ "$(wc -l <"$TMP/fdb.want")" = 6 ] ||
 			fail "guests announced $(wc -l <"$TMP/fdb.want") MACs, want 6"
 		fdb_wait "$TMP/fdb.want" 10
-		out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb)
+		out=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb)
 		jq -e '.age_limit == 120 and (.fdb | all(.age >= 0 and .age <= 120))' \
 			<<<"$out" >/dev/null || fail "fdb age_limit/age wrong: $(head -c 200 <<<"$out")"
 		# C leaves: its MACs go with it, the others stay.
@@ -356,10 +356,10 @@ if wanted ctl-metrics; then
 	# out: idle time grows by the clock (tests/integration/metrics.sh).
 	ok=0
 	for i in $(seq 40); do
-		timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" metrics >"$TMP/m1" &&
-		timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" stats >"$TMP/s.json" &&
-		timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb >"$TMP/f.json" &&
-		timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" metrics >"$TMP/m2" &&
+		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" metrics >"$TMP/m1" &&
+		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" stats >"$TMP/s.json" &&
+		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb >"$TMP/f.json" &&
+		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" metrics >"$TMP/m2" &&
 		cmp -s <(grep -v '^vhostd_worker_' "$TMP/m1") \
 		       <(grep -v '^vhostd_worker_' "$TMP/m2") && { ok=1; break; }
 		sleep 0.1
@@ -392,15 +392,16 @@ fi
 if wanted ctl-help; then
 	ERR=
 	start_vhostd -- 2 || fail "vhostd did not start"
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" help >"$TMP/help" || fail "help failed"
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" help >"$TMP/help" || fail "help failed"
 	# A command is its first word, or two for "port add" and "port del"
-	# and a port type's own ("vxlan fdb").
+	# and a port type's own ("vxlan fdb").  "top" is vhostctl's own: it
+	# polls "stats".
 	awk '{ print ($1 == "port" || $1 == "vxlan" || $1 == "log" ? $1 " " $2 : $1) }' "$TMP/help" | sort >"$TMP/help.daemon"
 	"$VHOSTCTL" --help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { on = 0 }
-		on { print ($1 == "port" || $1 == "vxlan" || $1 == "log" ? $1 " " $2 : $1) }' | sort >"$TMP/help.cli"
+		on && $1 != "top" { print ($1 == "port" || $1 == "vxlan" || $1 == "log" ? $1 " " $2 : $1) }' | sort >"$TMP/help.cli"
 	printf '%s\n' fdb help metrics 'port add' 'port del' ports stats workers \
 		'vxlan add' 'vxlan del' 'vxlan fdb' capture captures set \
-		'log level' reload | sort >"$TMP/help.want"
+		'log level' reload show | sort >"$TMP/help.want"
 	cmp -s "$TMP/help.want" "$TMP/help.daemon" ||
 		fail "daemon help lists: $(tr '\n' ' ' <"$TMP/help.daemon")"
 	cmp -s "$TMP/help.want" "$TMP/help.cli" ||
@@ -409,9 +410,9 @@ if wanted ctl-help; then
 	while read -r c; do
 		# Those that take an argument or a --config: portctl.sh
 		# (port), vxlan.sh (vxlan), capture.sh, ratelimit.sh (set),
-		# log.sh (log level), reload.sh.
-		case $c in port\ *|vxlan\ *|capture|set|log\ *|reload) continue ;; esac
-		timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" "$c" >"$TMP/c.out" 2>&1 ||
+		# log.sh (log level), reload.sh, vhostctl.sh (show).
+		case $c in port\ *|vxlan\ *|capture|set|log\ *|reload|show) continue ;; esac
+		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$c" >"$TMP/c.out" 2>&1 ||
 			{ fail "$c failed: $(head -c 100 "$TMP/c.out")"; continue; }
 		case $c in
 		ports|stats)
@@ -453,7 +454,7 @@ if wanted ctl-workers; then
 		list="${ok[0]}"; want=("${ok[0]}" "${ok[0]}")
 	fi
 	start_vhostd -- 1 --workers 2 --cpus "$list" || fail "vhostd did not start"
-	w=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" workers) || fail "workers failed"
+	w=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" workers) || fail "workers failed"
 	[ "$(jq '.workers | length' <<<"$w")" = 2 ] || fail "not 2 workers: $w"
 	for i in 0 1; do
 		tid=$(jq ".workers[$i].tid" <<<"$w")
@@ -472,7 +473,7 @@ if wanted ctl-workers; then
 	BGPIDS+=("$RPID")
 	src=
 	for _ in $(seq 100); do
-		src=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" workers |
+		src=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" workers |
 			jq '[.workers[].sources] | add')
 		[ "$src" = 1 ] && break
 		sleep 0.1
@@ -557,7 +558,7 @@ if wanted ctl-malformed; then
 	# 1 MB without a newline: whatever the client sees, vhostd goes on.
 	head -c 1000000 /dev/zero | tr '\0' a >"$TMP/b"
 	raw "$TMP/b" "$TMP/reply"
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" stats | jq -e '.ports | length == 2' \
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" stats | jq -e '.ports | length == 2' \
 		>/dev/null || fail "stats after the malformed lines"
 	stop_vhostd TERM || fail "vhostd died or exited uncleanly"
 	result ctl-malformed "$([ -z "$ERR" ] && echo 0 || echo 1)" \
@@ -598,7 +599,7 @@ if wanted ctl-hostile; then
 		--ip 198.18.0.2 --seconds 60 >"$TMP/resp.out" 2>&1 &
 	RPID=$!
 	BGPIDS+=("$RPID")
-	size=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb | wc -c)
+	size=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb | wc -c)
 	[ "$size" -gt 245760 ] || fail "fdb reply only $size bytes"
 	# D answers E's pings all along (the datapath never waits for ctl).
 	"$TOOL" pinger --sock "$TMP/p2.sock" --mac 02:00:00:00:0d:03 \
@@ -627,7 +628,7 @@ if wanted ctl-hostile; then
 	depth=$(ctl_backlog)
 	[ "${depth:-0}" -ge 4 ] || fail "hanging clients never queued (backlog ${depth:-?})"
 	t1=$(ms)
-	timeout 20 "$VHOSTCTL" --ctl "$TMP/ctl" stats >"$TMP/s.json" 2>&1 ||
+	timeout 20 "$VHOSTCTL" --json --ctl "$TMP/ctl" stats >"$TMP/s.json" 2>&1 ||
 		fail "stats failed: $(head -c 100 "$TMP/s.json")"
 	dt=$(($(ms) - t1))
 	jq -e '.ports | length == 3' "$TMP/s.json" >/dev/null || fail "stats: bad JSON"
@@ -646,7 +647,7 @@ if wanted ctl-hostile; then
 	wait "$PPID2" || fail "pings during the hang: $(cat "$TMP/ping.out")"
 	grep -q 'sent 8 received 8' "$TMP/ping.out" ||
 		fail "pings: $(cat "$TMP/ping.out")"
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb | jq -e '.fdb | length > 2000' \
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb | jq -e '.fdb | length > 2000' \
 		>/dev/null || fail "fdb after the hostile clients"
 	kill "$RPID" 2>/dev/null
 	wait "$RPID" 2>/dev/null
@@ -661,12 +662,12 @@ if wanted ctl-concurrent; then
 	ERR=
 	start_vhostd -- 3 || fail "vhostd did not start"
 	cmds=(stats ports fdb metrics help)
-	help_lines=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" help | wc -l)
+	help_lines=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" help | wc -l)
 	pids=()
 	t0=$(ms)
 	for i in $(seq 0 49); do
 		c=${cmds[$((i % 5))]}
-		timeout 30 "$VHOSTCTL" --ctl "$TMP/ctl" "$c" >"$TMP/cc.$i" 2>"$TMP/cc.$i.err" &
+		timeout 30 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$c" >"$TMP/cc.$i" 2>"$TMP/cc.$i.err" &
 		pids+=("$!")
 	done
 	BGPIDS+=("${pids[@]}")

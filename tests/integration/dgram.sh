@@ -50,7 +50,7 @@ fail() {
 
 # ctr_at CTL PORT JQ-PATH: a counter of PORT from the vhostd at CTL
 ctr_at() {
-	timeout 10 "$VHOSTCTL" --ctl "$1" stats 2>/dev/null |
+	timeout 10 "$VHOSTCTL" --json --ctl "$1" stats 2>/dev/null |
 		jq -e -r ".ports[] | select(.name == \"$2\") | $3" 2>/dev/null
 }
 
@@ -137,10 +137,10 @@ if wanted dgram-hostile; then
 	YPID=$!
 	BGPIDS+=("$YPID")
 	wait_up 10 vu0
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" port add \
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" port add \
 		"dgram,path=$TMP/dg.sock,remote-path=$TMP/peer.sock,name=dg" \
 		>"$TMP/add.out" 2>&1 || fail "port add dgram (unix): $(cat "$TMP/add.out")"
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" port add \
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" port add \
 		"dgram,local=127.0.0.1:9,remote=127.0.0.1:9" >"$TMP/udp.out" 2>&1
 	rc=$?
 	msg=$(jq -r '.error | strings' "$TMP/udp.out" 2>/dev/null)
@@ -181,7 +181,7 @@ EOF
 	check_ctr dg .drops.spoofed -eq 1
 	check_ctr dg .rx_packets -eq 1
 	check_ctr dg .tx_packets -ge 1
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" port del dg >/dev/null 2>&1 ||
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" port del dg >/dev/null 2>&1 ||
 		fail "port del dg"
 	[ -e "$TMP/dg.sock" ] && fail "dg.sock left after port del"
 	kill -TERM "$YPID" 2>/dev/null

@@ -127,7 +127,7 @@ if wanted client-stall; then
 		slowest=0
 		for i in $(seq 20); do
 			t0=${EPOCHREALTIME/./}
-			timeout 5 "$VHOSTCTL" --ctl "$TMP/ctl" stats >/dev/null ||
+			timeout 5 "$VHOSTCTL" --json --ctl "$TMP/ctl" stats >/dev/null ||
 				ERR="vhostctl failed"
 			ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
 			[ "$ms" -gt "$slowest" ] && slowest=$ms

@@ -97,7 +97,7 @@ l2_run() {
 # fdb_q JQ: evaluate JQ over "vhostctl fdb"; fails (empty) on no answer
 fdb_q() {
 	local out
-	out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb 2>/dev/null) || return 1
+	out=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb 2>/dev/null) || return 1
 	jq -e -r "$1" <<<"$out" 2>/dev/null
 }
 
@@ -130,7 +130,7 @@ post_mac-spray() {
 	check_ctr vu0 '.learn_refused.quota' -eq 0
 	check_ctr vu1 '.learn_refused.quota' -eq 0
 	# metrics carry the same numbers
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" metrics >"$TMP/m" 2>/dev/null
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" metrics >"$TMP/m" 2>/dev/null
 	grep -qE '^vhostd_port_learn_refused_total\{port="vu2",type="vhost-user",reason="quota"\} [0-9]+$' "$TMP/m" &&
 	grep -qE '^vhostd_port_macs\{port="vu2",type="vhost-user"\} ([0-9]|[1-5][0-9]|6[0-4])$' "$TMP/m" ||
 		ERR="${ERR:+$ERR; }metrics lack learn_refused/macs of vu2"

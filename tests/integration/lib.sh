@@ -249,7 +249,7 @@ run_itest() {
 #   fails if the control socket does not answer or the port is unknown
 ctr() {
 	local out
-	out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" stats 2>/dev/null) || return 1
+	out=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" stats 2>/dev/null) || return 1
 	jq -e -r ".ports[] | select(.name == \"$1\") | $2" <<<"$out" 2>/dev/null
 }
 

@@ -224,7 +224,7 @@ guests_up() {
 # fdb_holds OUT: every "MAC vu<i> <mac>" line of OUT is in vhostd's fdb
 fdb_holds() {
 	local fdb port mac n=0
-	fdb=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb) || { fail "no fdb"; return 1; }
+	fdb=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb) || { fail "no fdb"; return 1; }
 	while read -r _ port mac; do
 		grep -q "\"mac\":\"$mac\",\"port\":\"$port\"" <<<"$fdb" ||
 			fail "$mac on $port not in the MAC table"

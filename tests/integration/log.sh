@@ -39,7 +39,7 @@ fail() {
 }
 
 vc() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
 }
 
 # The listener: a unix datagram socket at $1, each datagram appended to

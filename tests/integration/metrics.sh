@@ -218,7 +218,7 @@ if [ $any = 1 ]; then
 	if wanted metrics-same; then
 		ERR=$START_ERR
 		scrape "$URL" "$TMP/h" >/dev/null
-		timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" metrics >"$TMP/c" ||
+		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" metrics >"$TMP/c" ||
 			fail "vhostctl metrics failed"
 		cmp -s <(grep '^#' "$TMP/h") <(grep '^#' "$TMP/c") ||
 			fail "HELP/TYPE differ: $(diff <(grep '^#' "$TMP/h") <(grep '^#' "$TMP/c") | grep '^[<>]' | head -n 2 | tr '\n' ' ')"
@@ -274,7 +274,7 @@ if [ $any = 1 ]; then
 		worst=0
 		for _ in $(seq 10); do
 			t0=$(date +%s%N)
-			timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" stats >/dev/null ||
+			timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" stats >/dev/null ||
 				fail "stats failed while scraped in a loop"
 			dt=$((($(date +%s%N) - t0) / 1000000))
 			[ $dt -gt $worst ] && worst=$dt

@@ -76,7 +76,7 @@ testpmd_run() {
 mq_negotiated() {
 	local _
 	for _ in $(seq 100); do
-		"$VHOSTCTL" --ctl "$TMP/ctl" ports >"$1" 2>/dev/null &&
+		"$VHOSTCTL" --json --ctl "$TMP/ctl" ports >"$1" 2>/dev/null &&
 			jq -e --argjson n "$2" '[.ports[] |
 				.negotiated.queue_pairs_started] == [$n, $n]' \
 				"$1" >/dev/null && return 0
@@ -116,7 +116,7 @@ xstat() {
 
 # mq_violations: violations vhostd counted on vu0 and vu1 together
 mq_violations() {
-	"$VHOSTCTL" --ctl "$TMP/ctl" ports |
+	"$VHOSTCTL" --json --ctl "$TMP/ctl" ports |
 		jq '[.ports[] | .violations] | add'
 }
 
@@ -157,7 +157,7 @@ if wanted $name; then
 		v=$(mq_violations)
 		[ "$v" = 0 ] || ERR="${ERR:+$ERR; }$v violations counted"
 		# vhostd's own per-queue counters say the same.
-		idle=$("$VHOSTCTL" --ctl "$TMP/ctl" ports | jq '[.ports[] |
+		idle=$("$VHOSTCTL" --json --ctl "$TMP/ctl" ports | jq '[.ports[] |
 			.queues[] | select(.rx_packets == 0 or
 					   .tx_packets == 0)] | length')
 		[ "$idle" = 0 ] ||

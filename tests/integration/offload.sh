@@ -75,7 +75,7 @@ post_counters() {
 	while read -r _ port field val; do
 		check_ctr "$port" ".drops.$field" -eq "$val"
 	done < <(grep '^COUNTER ' "$1")
-	for p in $("$VHOSTCTL" --ctl "$TMP/ctl" stats | jq -r '.ports[].name'); do
+	for p in $("$VHOSTCTL" --json --ctl "$TMP/ctl" stats | jq -r '.ports[].name'); do
 		check_ctr "$p" '.violations' -eq 0
 	done
 }

@@ -80,7 +80,7 @@ fail() {
 # vc ARGS...: vhostctl on our control socket; stdout to $TMP/vc.out,
 #   stderr to $TMP/vc.err; its exit status
 vc() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
 }
 
 # add SPEC: port add that must succeed; prints the reply's index
@@ -114,20 +114,20 @@ refused() {
 
 # listed NAME: whether "ports" lists NAME
 listed() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" ports |
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |
 		jq -e --arg n "$1" '[.ports[] | select(.name == $n)] | length > 0' >/dev/null
 }
 
 # fdb_has MAC-OR-PORT: whether "fdb" has an entry with that MAC or port
 fdb_has() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb |
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb |
 		jq -e --arg k "$1" '[.fdb[] | select(.mac == $k or .port == $k)] | length > 0' >/dev/null
 }
 
 # ctr_sum NAME: the sum of every counter of port NAME (idx, macs and what
 #   it negotiated left out: those are state, not counters)
 ctr_sum() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" stats |
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" stats |
 		jq -e -r --arg n "$1" '[.ports[] | select(.name == $n) |
 			del(.idx, .macs, .negotiated) | .. | numbers] | add // 0'
 }
@@ -291,7 +291,7 @@ if wanted portctl-errors; then
 	ab_start
 	ping_a 20 || fail "A -> B after the errors: $(cat "$TMP/a.out")"
 	reap "$BPID"
-	[ "$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" ports | jq '.ports | length')" = 5 ] ||
+	[ "$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports | jq '.ports | length')" = 5 ] ||
 		fail "ports: not the 5 expected"
 	done_test portctl-errors "${#MSGS[@]} refusals, each one line naming the key or port, exit 1; table filled to 64 and emptied; default name skips names in use; A pings B after"
 fi

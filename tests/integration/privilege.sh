@@ -303,11 +303,11 @@ if wanted priv-peercred; then
 		>"$TMP/n1.out" 2>&1 && fail "nobody without group 4242 served on p1"
 	wait_ctr 5 vu1 .peer_refused -eq 1
 	# The control socket: same keys, same check.
-	"${NOBODY[@]}" timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" ports \
+	"${NOBODY[@]}" timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports \
 		>"$TMP/c.out" 2>&1 && fail "nobody got a ctl reply"
 	grep -q "ctl: refusing client pid [0-9]* uid 65534" "$TMP/vhostd.log" ||
 		fail "no refusal line for ctl"
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" ports >/dev/null 2>&1 ||
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports >/dev/null 2>&1 ||
 		fail "root got no ctl reply"
 	check_ctr vu0 .violations -eq 0
 	done_test priv-peercred "refused: nobody on vu0 (uid), on vu1 without group 4242, on ctl; served: root, nobody in group 4242"

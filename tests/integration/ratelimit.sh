@@ -59,12 +59,12 @@ fail() {
 # vc ARGS...: vhostctl on our control socket; stdout to $TMP/vc.out,
 #   stderr to $TMP/vc.err; its exit status
 vc() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
 }
 
 # port_field NAME JQ: one value of port NAME in "ports"
 port_field() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" ports |
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |
 		jq -r --arg n "$1" ".ports[] | select(.name == \$n) | $2"
 }
 
@@ -95,7 +95,7 @@ receiver() {
 	wait_up 10 b
 	# The announcement has taught the switch where B is.
 	for _ in $(seq 50); do
-		[ "$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" fdb | jq -r --arg m "$MAC_B" '[.fdb[] | select(.mac == $m)] | length')" = 1 ] && return 0
+		[ "$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb | jq -r --arg m "$MAC_B" '[.fdb[] | select(.mac == $m)] | length')" = 1 ] && return 0
 		sleep 0.1
 	done
 	fail "B's MAC never learned"
@@ -114,7 +114,7 @@ sender() {
 sample() {
 	{
 		date +%s%N
-		timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" ports |
+		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |
 			jq -r '.ports[] | "\(.name) \(.rx_bytes) \(.tx_bytes)"'
 	} >"$TMP/s$1"
 }

@@ -58,12 +58,12 @@ fail() {
 # vc ARGS...: vhostctl on our control socket; stdout to $TMP/vc.out,
 #   stderr to $TMP/vc.err; its exit status
 vc() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
 }
 
 # names: the ports' names, sorted, one line
 names() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" ports |
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |
 		jq -r '[.ports[].name] | sort | join(" ")'
 }
 
@@ -160,7 +160,7 @@ if wanted reload-basic; then
 	[ "$(names)" = "ctl1 fb vu0 vu4 x1 x3" ] || fail "after reload: $(names)"
 	[ -e "$TMP/x2.sock" ] && fail "x2's socket file left"
 	[ -S "$TMP/x1.sock" ] || fail "no x1 socket"
-	mm=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" ports | jq -r '.ports[] | select(.name == "x3") | .max_macs // empty')
+	mm=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports | jq -r '.ports[] | select(.name == "x3") | .max_macs // empty')
 	reload_ok again '.ok and .added == [] and .removed == [] and .changed == [] and .unchanged == 4'
 	vc port del x1 || fail "port del x1"
 	reload_ok restore '.ok and .added == ["x1"] and .unchanged == 3'

@@ -151,7 +151,7 @@ vx_start() {
 
 # fdb: "vxlan fdb vx0" as JSON
 fdb() {
-	timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" vxlan fdb vx0
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" vxlan fdb vx0
 }
 
 # xfer FROM-NS TO-NS TO-IP: 4 MiB of random bytes over TCP, byte for byte
@@ -307,7 +307,7 @@ if wanted vxlan-static; then
 	if topo 4 &&
 	   vx_start local=198.18.0.1 remote=198.18.0.2; then
 		ping_ok "$NA" 198.19.1.2
-		out=$("$VHOSTCTL" --ctl "$TMP/ctl" vxlan add "vx0,mac=$SMAC,vtep=198.18.1.3" 2>&1) ||
+		out=$("$VHOSTCTL" --json --ctl "$TMP/ctl" vxlan add "vx0,mac=$SMAC,vtep=198.18.1.3" 2>&1) ||
 			ERR="${ERR:+$ERR; }vxlan add: $out"
 		j=$(fdb)
 		[ "$(jq -r ".macs[] | select(.mac == \"$SMAC\") | [.vtep, .static] | @tsv" <<<"$j")" = "198.18.1.3	true" ] ||
@@ -337,19 +337,19 @@ EOF
 		for bad in "vx0,mac=zz" "vx0,mac=$SMAC,vtep=nowhere" "vx0,vtep=198.18.1.3" \
 			   "nosuch,mac=$SMAC,vtep=198.18.1.3" "tap0,mac=$SMAC,vtep=198.18.1.3" \
 			   "vx0,mac=$SMAC,vtep=2001:2::9" "vx0,mac=01:00:5e:00:00:01,vtep=198.18.1.3"; do
-			out=$("$VHOSTCTL" --ctl "$TMP/ctl" vxlan add "$bad" 2>&1)
+			out=$("$VHOSTCTL" --json --ctl "$TMP/ctl" vxlan add "$bad" 2>&1)
 			rc=$?
 			[ $rc = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] ||
 				ERR="${ERR:+$ERR; }vxlan add $bad: rc $rc, '$out'"
 		done
-		out=$("$VHOSTCTL" --ctl "$TMP/ctl" vxlan del "vx0,mac=$SMAC" 2>&1) ||
+		out=$("$VHOSTCTL" --json --ctl "$TMP/ctl" vxlan del "vx0,mac=$SMAC" 2>&1) ||
 			ERR="${ERR:+$ERR; }vxlan del: $out"
 		j=$(fdb)
 		[ -z "$(jq -r ".macs[] | select(.mac == \"$SMAC\")" <<<"$j")" ] ||
 			ERR="${ERR:+$ERR; }entry still there after del"
 		[ -z "$(jq -r '.vteps[] | select(.vtep == "198.18.1.3")' <<<"$j")" ] ||
 			ERR="${ERR:+$ERR; }static-only VTEP kept after its last entry went"
-		"$VHOSTCTL" --ctl "$TMP/ctl" vxlan del "vx0,mac=$SMAC" >/dev/null 2>&1 &&
+		"$VHOSTCTL" --json --ctl "$TMP/ctl" vxlan del "vx0,mac=$SMAC" >/dev/null 2>&1 &&
 			ERR="${ERR:+$ERR; }second del succeeded"
 		ping_ok "$NA" 198.19.1.2
 	else
@@ -431,7 +431,7 @@ if wanted vxlan-spec; then
 			ERR="${ERR:+$ERR; }'$bad': rc $rc, '$out'"
 	done
 	if ns "$NA" && start_vhostd ip netns exec "$NA" -- 1; then
-		out=$("$VHOSTCTL" --ctl "$TMP/ctl" port add \
+		out=$("$VHOSTCTL" --json --ctl "$TMP/ctl" port add \
 			"vxlan,local=127.0.0.1,remote=127.0.0.2,vni=5" 2>&1)
 		rc=$?
 		[ $rc = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] ||
