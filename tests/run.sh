@@ -11,9 +11,9 @@
 #
 # Counting.  Each step runs with TEST_RESULTS pointing at a file of its
 # own; the suites that have tests of their own (integration, ctl,
-# portctl, lifecycle, privilege, l2, metrics, hostile, mq, datapath, soak, ovs,
-# mutants, fuzz, tsan, guest-e2e, guest-migrate) append one "PASS|FAIL|SKIP name
-# detail" line per test there, and the summary counts those lines.  A step
+# vhostctl, portctl, lifecycle, privilege, l2, metrics, hostile, mq, datapath,
+# soak, ovs, mutants, fuzz, tsan, guest-e2e, guest-migrate) append one
+# "PASS|FAIL|SKIP name detail" line per test there, and the summary counts those lines.  A step
 # without such lines counts as one test, by its exit status; cmocka's
 # "[  SKIPPED ]" lines in a step's log count as skips.  A step that exits
 # non-zero without a FAIL line of its own (it crashed or stopped early)
@@ -99,6 +99,8 @@ step fuzz tests/fuzz/run.sh "$FUZZ_SECONDS"
 # what vhostd keeps: see doc/security.md, "Least privilege").
 step integration env BUILD=build/asan VHOSTD_USER=nobody tests/integration/run.sh
 step ctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ctl.sh
+# vhostctl for people: tables, --json, show, top, every command's errors.
+step vhostctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/vhostctl.sh
 # Ports added and removed at run time, under the filter as nobody.
 step portctl env BUILD=build/asan VHOSTD_USER=nobody tests/integration/portctl.sh
 # --config FILE, vhostctl reload and SIGHUP: ports of the file added,
