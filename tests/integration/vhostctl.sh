@@ -37,6 +37,8 @@
 #                    argument, bad top options: exit 2, a message
 #   vctl-no-daemon   a socket nobody serves, a missing one, a path too
 #                    long: exit 1, "cannot connect" and why
+#   vctl-completion  contrib/bash-completion/vhostctl: commands, options,
+#                    the daemon's port names after show and port del
 #   vctl-show-tap    "show tp" in a netns: interface, queues and the
 #                    worker polling each (root; skipped otherwise)
 #
@@ -342,6 +344,24 @@ if wanted vctl-no-daemon; then
 	[ $rc = 1 ] && grep -q "cannot connect to $TMP/missing.sock" "$TMP/e" ||
 		fail "VHOSTD_CTL: rc $rc, '$(cat "$TMP/e")'"
 	finish vctl-no-daemon "refused, missing, too long, \$VHOSTD_CTL: exit 1 with the reason"
+fi
+
+# ---- vctl-completion --------------------------------------------------
+# complete WORD...: what contrib/bash-completion/vhostctl offers for the
+#   line "vhostctl --ctl CTL WORD..." (the last word being completed)
+complete_words() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	bash -c '. "$1/contrib/bash-completion/vhostctl"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _vhostctl
+		echo "${COMPREPLY[*]}"' complete "$ROOT" "$VHOSTCTL" --ctl "$TMP/ctl" "$@"
+}
+if wanted vctl-completion; then
+	[ "$(complete_words sh)" = "show" ] || fail "sh -> '$(complete_words sh)'"
+	[ "$(complete_words show '')" = "vu0 vu1 vu2" ] || fail "show -> '$(complete_words show '')'"
+	[ "$(complete_words port del vu)" = "vu0 vu1 vu2" ] || fail "port del vu -> '$(complete_words port del vu)'"
+	[ "$(complete_words top -)" = "-n -d --help" ] || fail "top - -> '$(complete_words top -)'"
+	[ "$(complete_words --j)" = "--json" ] || fail "--j -> '$(complete_words --j)'"
+	finish vctl-completion "commands, options, and port names from the daemon"
 fi
 
 kill "$RPID" 2>/dev/null
