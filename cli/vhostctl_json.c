@@ -205,8 +205,13 @@ static int vj_number(struct vj_parser *ps, struct vj_node *v)
 
 		errno = 0;
 		v->u64 = strtoull(ps->p, &eu, 10);
-		if (errno || eu != e)	/* a fraction, an exponent */
-			v->u64 = v->num < 0 ? 0 : (uint64_t)v->num;
+		/* A fraction, an exponent, or too large: from the double,
+		 * which may be beyond any uint64_t (1e300).
+		 */
+		if (errno || eu != e)
+			v->u64 = !(v->num > 0) ? 0 :
+				 v->num >= 18446744073709551616.0 ? UINT64_MAX :
+				 (uint64_t)v->num;
 	}
 	ps->p = e;
 	return 0;
