@@ -5,7 +5,8 @@
 #
 #   vdrv guests                             vhostctl
 #
-#   A (p0, pinger 198.18.0.1)   B (p1, responder 198.18.0.2)   p2: none
+#   A (p0, pinger 198.18.0.1)   B (p1, responder 198.18.0.2)   p2: E
+#                                                       (vdrv_tool evil)
 #      |                            |                          |
 #      +----------------------- vhostd --ctl ctl --------------+
 #
@@ -27,6 +28,9 @@
 #                    rings off
 #   vctl-show-unknown "show nosuch": exit 1, one line on stderr, nothing
 #                    on stdout; with --json the error object
+#   vctl-show-broken E on vu2 breaks ring 1 (bad-head), then shrinks its
+#                    memory (shrink): "show vu2" names each as the last
+#                    error, kept after E was dropped
 #   vctl-top         "top -n 2 -d 0.5" while A pings B: two refreshes,
 #                    non-zero RX-PPS on vu0; --json: two lines, rx_pps > 0;
 #                    without -n and without a tty: exit 2
@@ -236,6 +240,36 @@ if wanted vctl-show-unknown; then
 	[ $rc = 1 ] && [ "$(jq -r .error "$TMP/e")" = "show: no port named 'nosuch'" ] ||
 		fail "show nosuch --json: rc $rc, stderr '$(cat "$TMP/e")'"
 	finish vctl-show-unknown "exit 1, one line on stderr; --json: the error object"
+fi
+
+# ---- vctl-show-broken -------------------------------------------------
+# evil KIND: E (on p2) commits KIND and is dropped
+evil() {
+	timeout 20 "$TOOL" evil --sock "$TMP/p2.sock" --kind "$1" >"$TMP/evil.out" 2>&1 ||
+		fail "evil $1: $(cat "$TMP/evil.out")"
+}
+if wanted vctl-show-broken; then
+	evil bad-head
+	for _ in $(seq 40); do
+		vc --json show vu2 && jq -e '.port.vhost.last_error != null' "$TMP/o" >/dev/null && break
+		sleep 0.05
+	done
+	jq -e '.port.vhost.last_error | .reason == "guest broke ring 1 (TX of queue pair 0)" and .age_s <= 5' \
+		"$TMP/o" >/dev/null || fail "after bad-head: $(jq -c .port.vhost.last_error "$TMP/o")"
+	vc show vu2
+	grep -qE '^  last error +guest broke ring 1 \(TX of queue pair 0\) \([0-9]+s ago\)$' "$TMP/o" ||
+		fail "after bad-head: $(grep 'last error' "$TMP/o")"
+	grep -qE '^  front end +not connected$' "$TMP/o" || fail "E still connected"
+	grep -qE '^  dropped +0 \(violations [1-9][0-9]*\)$' "$TMP/o" || fail "no violation: $(grep dropped "$TMP/o")"
+	evil shrink
+	for _ in $(seq 40); do
+		vc --json show vu2 && jq -e '.port.vhost.last_error.reason | startswith("guest memory shrank")' \
+			"$TMP/o" >/dev/null && break
+		sleep 0.05
+	done
+	jq -e '.port.vhost.last_error.reason | test("^guest memory shrank under its mapping \\([1-9][0-9]* faults? contained\\)$")' \
+		"$TMP/o" >/dev/null || fail "after shrink: $(jq -c .port.vhost.last_error "$TMP/o")"
+	finish vctl-show-broken "bad-head: ring 1 named; shrink: the memory fault; kept after E left"
 fi
 
 # ---- vctl-top ---------------------------------------------------------
