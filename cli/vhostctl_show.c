@@ -230,6 +230,33 @@ static void show_tap(const struct vj *j, const struct vj_node *p,
 }
 
 /**
+ * show_limit() - one direction's rate limit for people
+ * @j:		reply
+ * @l:		the port's "limits" object
+ * @dir:	"rx" or "tx"
+ * @buf:	out: "none", or "1.00G bit/s, burst 64 KiB"
+ * @len:	size of @buf
+ * Return: @buf
+ */
+static const char *show_limit(const struct vj *j, const struct vj_node *l,
+			      const char *dir, char *buf, size_t len)
+{
+	char key[16], r[32], b[32];
+	uint64_t rate;
+
+	snprintf(key, sizeof(key), "%s_rate", dir);
+	rate = vj_u64(j, vj_get(j, l, key));
+	snprintf(key, sizeof(key), "%s_burst", dir);
+	if (!rate)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%sbit/s, burst %s",
+			 vh_count(r, sizeof(r), (double)rate),
+			 vh_bytes(b, sizeof(b), vj_u64(j, vj_get(j, l, key))));
+	return buf;
+}
+
+/**
  * vhostctl_print_show() - "show PORT" for people
  * @j:		the reply: {"port":{...}}
  * Return: exit status
@@ -257,6 +284,10 @@ int vhostctl_print_show(const struct vj *j)
 	show_kv("dropped", "%llu (violations %llu)",
 		(unsigned long long)vj_u64(j, vj_get(j, p, "drops")),
 		(unsigned long long)vj_u64(j, vj_get(j, p, "violations")));
+	if ((v = vj_get(j, p, "limits")))
+		show_kv("rate limits", "rx %s; tx %s",
+			show_limit(j, v, "rx", b1, sizeof(b1)),
+			show_limit(j, v, "tx", b2, sizeof(b2)));
 	if ((v = vj_get(j, p, "vhost")))
 		show_vhost(j, p, v);
 	if ((v = vj_get(j, p, "tap")))
