@@ -240,11 +240,23 @@ int vhostctl_fetch(const char *path, const char *line, bool json,
 	fd = vhostctl_connect(path);
 	if (fd < 0)
 		return 1;
-	if (dprintf(fd, "%s\n", line) < 0) {
-		fprintf(stderr, "vhostctl: send: %s\n", strerror(errno));
+	/* send(), not write(): a daemon that hung up (a deadline missed)
+	 * is an error message, not a silent SIGPIPE.
+	 */
+	if (asprintf(&buf, "%s\n", line) < 0) {
+		fprintf(stderr, "vhostctl: out of memory\n");
 		close(fd);
 		return 1;
 	}
+	n = strlen(buf);
+	if (send(fd, buf, n, MSG_NOSIGNAL) != (ssize_t)n) {
+		fprintf(stderr, "vhostctl: send: %s\n", strerror(errno));
+		free(buf);
+		close(fd);
+		return 1;
+	}
+	free(buf);
+	n = 0;
 	shutdown(fd, SHUT_WR);
 	buf = malloc(cap);
 	for (;;) {
