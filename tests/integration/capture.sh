@@ -74,10 +74,6 @@ frames() {
 	tcpdump -n -r "$1" 2>/dev/null
 }
 
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
 setup() {
 	netns_setup || return 1
 	ip netns add "$NB" || return 1

@@ -57,11 +57,6 @@ ms() {
 	echo $(($(date +%s%N) / 1000000))
 }
 
-# fail TEXT: append a failure to $ERR
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
 # raw BYTES-FILE OUT: send the file's bytes to the ctl socket, half-close,
 # save what comes back (socat's own status is ignored: a daemon that
 # closes on a long line makes its later writes fail, which is fine)

@@ -43,11 +43,6 @@ MAC_Y=02:00:00:00:2d:02
 IP_X=198.18.2.1
 IP_Y=198.18.2.2
 
-# fail TEXT: append a failure to $ERR
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
 # ctr_at CTL PORT JQ-PATH: a counter of PORT from the vhostd at CTL
 ctr_at() {
 	timeout 10 "$VHOSTCTL" --json --ctl "$1" stats 2>/dev/null |

@@ -63,6 +63,18 @@ it_cleanup() {
 trap it_cleanup EXIT
 trap 'exit 130' INT TERM
 
+# fail TEXT: append a failure to $ERR (what result reports)
+fail() {
+	ERR="${ERR:+$ERR; }$*"
+}
+
+# vc ARGS...: vhostctl --json on the control socket $TMP/ctl; stdout to
+#   $TMP/vc.out, stderr to $TMP/vc.err; its exit status.  A script whose
+#   socket is elsewhere defines its own.
+vc() {
+	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
+}
+
 # wanted NAME: is the test selected by the command line globs
 wanted() {
 	local g

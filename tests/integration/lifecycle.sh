@@ -58,11 +58,6 @@ else
 	SAN="not a sanitizer build"
 fi
 
-# fail TEXT: append a failure to $ERR
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
 # done_test NAME DETAIL [OUTFILE]: stop vhostd if still running, check its
 #   log for sanitizer reports, record the result
 done_test() {

@@ -34,14 +34,6 @@ for f in "$VHOSTD" "$TOOL" "$(command -v python3)" "$(command -v unshare)"; do
 	[ -x "$f" ] || { echo "missing ${f:-python3/unshare}"; exit 2; }
 done
 
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
-vc() {
-	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
-}
-
 # The listener: a unix datagram socket at $1, each datagram appended to
 # $2 followed by a line "--", until its parent (vhostd, which it was
 # started under) is gone.

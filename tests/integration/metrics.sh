@@ -54,11 +54,6 @@ for f in "$VHOSTD" "$TOOL" "$(command -v curl)" "$(command -v promtool)" \
 	[ -x "$f" ] || { echo "missing ${f:-curl, promtool, python3 or ss} (make O=$BUILD; tests/deps.sh)"; exit 2; }
 done
 
-# fail TEXT: append a failure to $ERR
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
 # free_port [HOST]: a TCP port nobody listens on now
 free_port() {
 	python3 -c 'import socket, sys

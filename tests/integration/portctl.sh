@@ -72,17 +72,6 @@ IP_B=198.18.1.2
 IP_C=198.18.1.3
 IP_X=198.18.1.9
 
-# fail TEXT: append a failure to $ERR
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
-# vc ARGS...: vhostctl on our control socket; stdout to $TMP/vc.out,
-#   stderr to $TMP/vc.err; its exit status
-vc() {
-	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
-}
-
 # add SPEC: port add that must succeed; prints the reply's index
 add() {
 	vc port add "$1" || { fail "port add $1: $(cat "$TMP/vc.err")"; return 1; }

@@ -81,11 +81,6 @@ fi
 # Front ends running as nobody must reach sockets in $TMP.
 chmod 0711 "$TMP"
 
-# fail TEXT: append a failure to $ERR
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
 # pstat FIELD: FIELD of vhostd's /proc/PID/status, fields joined by spaces
 pstat() {
 	awk -v f="$1:" '$1 == f { $1 = ""; sub(/^ +/, ""); print; exit }' \

@@ -52,16 +52,6 @@ MAC_A1=02:00:00:00:1c:01
 MAC_A2=02:00:00:00:1c:02
 MAC_B=02:00:00:00:1c:0b
 
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
-# vc ARGS...: vhostctl on our control socket; stdout to $TMP/vc.out,
-#   stderr to $TMP/vc.err; its exit status
-vc() {
-	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
-}
-
 # port_field NAME JQ: one value of port NAME in "ports"
 port_field() {
 	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |

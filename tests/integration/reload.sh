@@ -50,17 +50,6 @@ MAC_B=02:00:00:00:1b:02
 IP_A=198.18.2.1
 IP_B=198.18.2.2
 
-# fail TEXT: append a failure to $ERR
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
-# vc ARGS...: vhostctl on our control socket; stdout to $TMP/vc.out,
-#   stderr to $TMP/vc.err; its exit status
-vc() {
-	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
-}
-
 # names: the ports' names, sorted, one line
 names() {
 	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |

@@ -61,10 +61,6 @@ TOOL=$BUILD/tests/vdrv_tool
 MAC_A=02:00:00:00:0e:01
 MAC_B=02:00:00:00:0e:02
 
-fail() {
-	ERR="${ERR:+$ERR; }$*"
-}
-
 # vc ARGS...: vhostctl on our socket; stdout in $TMP/o, stderr in
 #   $TMP/e; its exit status
 vc() {
