@@ -381,11 +381,57 @@ def report_md(run, seeds, charts):
     L.append("| test | " + " | ".join(cfgs) + " |")
     L.append("|---|" + "---|" * len(cfgs))
     for test, title, fig, unit in TEST_TITLES + rr_titles(sizes):
-        row = [cell_txt(run["summary"].get(c, {}).get(test, {}).get(fig)) for c in cfgs]
-        if all(x == "-" for x in row):
+        cells = [run["summary"].get(c, {}).get(test, {}).get(fig) for c in cfgs]
+        if not any(cells):
             continue
+        # The best guest configuration in bold, those tied with it marked "=".
+        guest = [x for c, x in zip(cfgs, cells) if x and c != "native"]
+        best = None
+        if guest:
+            pick = min if fig.endswith("_ms") else max
+            best = pick(guest, key=lambda x: x["median"])
+        row = []
+        for c, x in zip(cfgs, cells):
+            t = cell_txt(x)
+            if x and best and c != "native" and len(guest) > 1:
+                if x is best:
+                    t = "**%s**" % t
+                elif tie(x, best):
+                    t = "= " + t
+            row.append(t)
         L.append("| %s (%s) | %s |" % (title, unit, " | ".join(row)))
     L.append("")
+    L.append("Bold: the best guest configuration of the row; `=`: a tie with it (spreads "
+             "overlap; one rep: within 10 %).")
+    L.append("")
+    if "vhostd" in cfgs and "vhostd-poll0" in cfgs:
+        L.append("## vhostd: default --poll-us against --poll-us 0")
+        L.append("")
+        L.append("| test | default: trans/s, p50/p99 us, vhostd CPU s | --poll-us 0 | "
+                 "trans/s 0 / default | verdict |")
+        L.append("|---|---|---|---|---|")
+        for test, title, _, _ in rr_titles(sizes):
+            a = run["summary"].get("vhostd", {}).get(test)
+            b = run["summary"].get("vhostd-poll0", {}).get(test)
+            if not a or not b or "tps" not in a or "tps" not in b:
+                continue
+            d = lambda t: "%s, %s/%s, %s" % (
+                cell_txt(t["tps"]), fmt(t.get("p50_us", {}).get("median")),
+                fmt(t.get("p99_us", {}).get("median")),
+                fmt(t.get("cpu_s.vhostd", {}).get("median")))
+            v = "tie" if tie(a["tps"], b["tps"]) else (
+                "poll 0 faster" if b["tps"]["median"] > a["tps"]["median"] else "default faster")
+            L.append("| %s | %s | %s | %s | %s |" % (
+                title, d(a), d(b), fmt(b["tps"]["median"] / a["tps"]["median"]), v))
+        for test in ("ping_h2g", "ping_g2g"):
+            a = run["summary"].get("vhostd", {}).get(test, {}).get("avg_ms")
+            b = run["summary"].get("vhostd-poll0", {}).get(test, {}).get("avg_ms")
+            if a and b:
+                L.append("| %s avg ms | %s | %s | %s | %s |" % (
+                    test, cell_txt(a), cell_txt(b), fmt(b["median"] / a["median"]),
+                    "tie" if tie(a, b) else ("poll 0 lower" if b["median"] < a["median"]
+                                             else "default lower")))
+        L.append("")
     L.append("## Latency detail, per-hop cost and CPU")
     L.append("")
     L.append("Per-hop cost: the configuration's avg RTT minus the native netns <-> netns avg "
