@@ -7,6 +7,7 @@
   check RUN.json         every configuration produced every figure (values
                          are not judged); exit 1 and a list when not
   compare A.json B.json  medians of B against A, flagged beyond the spread
+  selftest               the parsers and the tie rule on fixed texts
 
 Owns the parsers of ping, iperf3 -J and sockperf output, the CPU accounting
 (clock ticks of every thread of each QEMU and of vhostd, before and after
@@ -23,7 +24,7 @@ import statistics
 import sys
 
 # ---- what each configuration must produce (the checker's list) ----
-HOST_TESTS = ["ping_h2g", "flood_h2g", "tcp_h2g_1", "tcp_g2h_1", "tcp_h2g_4",
+HOST_TESTS = ["ping_h2g", "flood_h2g", "floodl_h2g", "tcp_h2g_1", "tcp_g2h_1", "tcp_h2g_4",
               "tcp_g2h_4", "tcp_bidir_h"]
 G2G_TESTS = ["ping_g2g", "flood_g2g", "tcp_g2g_1", "tcp_g2g_4", "tcp_bidir_g"]
 FIGURES = {
@@ -44,14 +45,15 @@ LABELS = {
 
 
 def test_kind(test):
-    return test.split("_")[0]
+    k = test.split("_")[0]
+    return "flood" if k == "floodl" else k
 
 
 def expected(cfg, rr_sizes):
     """The (test, kind) list configuration cfg must produce."""
     rr = lambda where: ["rr_%s_%s" % (where, s) for s in rr_sizes]
     if cfg == "native":
-        t = ["ping_ns", "flood_ns"] + rr("ns")
+        t = ["ping_ns", "flood_ns", "floodl_ns"] + rr("ns")
     elif cfg in ("e1000", "rtl8139"):
         t = HOST_TESTS + rr("h2g")
     elif cfg in ("virtio-tap", "vhost-net", "vhostd"):
@@ -276,7 +278,6 @@ def check(run):
         reps = int(run["options"].get("reps") or 1)
         for test in expected(cfg, sizes):
             kind = test_kind(test)
-            kind = {"ping": "ping", "flood": "flood", "tcp": "tcp", "rr": "rr"}[kind]
             cell = run["summary"].get(cfg, {}).get(test, {})
             got = [s for s in run["samples"] if s["config"] == cfg and s["test"] == test]
             bad = [s for s in got if s["rc"] != 0]
@@ -324,6 +325,8 @@ TEST_TITLES = [
     ("flood_ns", "flood ping native", "pps", "pps"),
     ("flood_h2g", "flood ping host -> guest", "pps", "pps"),
     ("flood_g2g", "flood ping guest -> guest", "pps", "pps"),
+    ("floodl_ns", "flood ping 1024 B, 120 in flight, native", "pps", "pps"),
+    ("floodl_h2g", "flood ping 1024 B, 120 in flight, host -> guest", "pps", "pps"),
     ("tcp_h2g_1", "TCP host -> guest, 1 stream", "gbps", "Gbit/s"),
     ("tcp_g2h_1", "TCP guest -> host, 1 stream", "gbps", "Gbit/s"),
     ("tcp_h2g_4", "TCP host -> guest, 4 streams", "gbps", "Gbit/s"),
@@ -587,6 +590,8 @@ def charts(run, d):
         ax.set_xticklabels([t[1] for t in tests], rotation=30, ha="right", fontsize=7)
         ax.set_title("%s - %s, %s" % (title, run["meta"].get("accel"), run["meta"].get("stamp")),
                      fontsize=9)
+        if fname in ("latency.png", "flood.png", "rr.png"):
+            ax.set_yscale("log")	# native is 10-100x the guests
         ax.legend(fontsize=7)
         fig_.tight_layout()
         p = os.path.join(d, fname)
@@ -710,7 +715,48 @@ def cell_or(c):
     return fmt(c["median"]) if c else "-"
 
 
+SELFTEST_PING = """PING 198.18.0.11 (198.18.0.11) 56(84) bytes of data.
+
+--- 198.18.0.11 ping statistics ---
+2000 packets transmitted, 1990 received, 0.5% packet loss, time 400ms
+rtt min/avg/max/mdev = 0.068/0.178/5.366/0.295 ms, ipg/ewma 0.218/0.148 ms
+"""
+SELFTEST_IPERF3 = """{"start": {}, "end": {
+ "sum_sent": {"bytes": 1000, "retransmits": 3},
+ "sum_received": {"seconds": 3.0, "bytes": 750000000, "bits_per_second": 2.0e9},
+ "sum_sent_bidir_reverse": {"bytes": 10},
+ "sum_received_bidir_reverse": {"seconds": 3.0, "bytes": 375000000, "bits_per_second": 1.0e9}}}
+"""
+SELFTEST_SOCKPERF = """sockperf: [Valid Duration] RunTime=1.600 sec; SentMessages=3200; ReceivedMessages=3200
+sockperf: \x1b[2;35m====> avg-latency=500.000 (std-dev=10.0)\x1b[0m
+sockperf: ---> percentile 99.000 = 2000.500
+sockperf: ---> percentile 50.000 =  400.250
+"""
+
+
+def cmd_selftest():
+    """The parsers and the tie rule on fixed texts (no guests, milliseconds)."""
+    p = parse_ping(SELFTEST_PING, True)
+    assert p["tx"] == 2000 and p["rx"] == 1990 and p["loss_pct"] == 0.5, p
+    assert abs(p["pps"] - 4975) < 1e-6 and p["avg_ms"] == 0.178 and p["mdev_ms"] == 0.295, p
+    i = parse_iperf3("noise before\n" + SELFTEST_IPERF3)
+    assert abs(i["gbps"] - 3.0) < 1e-9 and i["bytes"] == 1125000000, i
+    assert abs(i["gbps_fwd"] - 2.0) < 1e-9 and i["retransmits"] == 3, i
+    assert parse_iperf3('{"error": "unable to connect"}') == {"error": "unable to connect"}
+    r = parse_sockperf(SELFTEST_SOCKPERF.encode().decode("unicode_escape"))
+    assert r["tps"] == 2000 and r["p50_us"] == 400.25 and r["p99_us"] == 2000.5, r
+    assert r["avg_us"] == 500.0, r
+    c = lambda *v: {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
+    assert tie(c(1, 2, 3), c(2.5, 4, 5)) and not tie(c(1, 2, 3), c(3.5, 4, 5))
+    assert tie(c(100), c(109)) and not tie(c(100), c(120))
+    assert expected("vhost-net", ["256"]) == expected("vhostd", ["256"])
+    print("PASS bench-guests-selftest: parsers, tie rule, expected-figures table")
+    return 0
+
+
 def main(argv):
+    if len(argv) == 2 and argv[1] == "selftest":
+        return cmd_selftest()
     if len(argv) >= 3 and argv[1] == "build":
         return cmd_build(argv[2], argv[3] if len(argv) > 3 else
                          os.path.join(os.path.dirname(__file__), "guests_seeds.json"))
