@@ -13,8 +13,8 @@ Owns the parsers of ping, iperf3 -J and sockperf output, the CPU accounting
 (clock ticks of every thread of each QEMU and of vhostd, before and after
 each sample) and the rules for calling a difference: medians over the reps,
 the spread is [min, max] of the reps, and two results whose spreads overlap
-are a tie.  A single rep has no spread: then a difference within --tol
-(default 10 %) is a tie too.
+are a tie.  A single rep has no spread: it counts as +-tol/2 of its value
+(--tol, default 10 %), so two single reps within ~10 % tie.
 """
 import base64
 import json
@@ -253,14 +253,16 @@ def get(run, ref):
 
 
 def tie(a, b, tol=0.10):
-    """True when a and b (summary cells) cannot be told apart."""
-    if a["max"] >= b["min"] and b["max"] >= a["min"]:
-        if a["n"] > 1 or b["n"] > 1 or a["median"] == b["median"]:
-            return True
-    if a["n"] == 1 and b["n"] == 1:
-        m = max(abs(a["median"]), abs(b["median"]), 1e-12)
-        return abs(a["median"] - b["median"]) / m <= tol
-    return False
+    """True when a and b (summary cells) cannot be told apart: their spreads
+    (min-max over the reps) overlap. A single rep has no spread of its own;
+    it is given +-tol/2 of its value, so two single reps tie within ~tol."""
+    def span(c):
+        if c["n"] > 1:
+            return c["min"], c["max"]
+        h = abs(c["median"]) * tol / 2
+        return c["median"] - h, c["median"] + h
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a1 >= b0 and b1 >= a0
 
 
 # ---- checker ----
@@ -405,7 +407,7 @@ def report_md(run, seeds, charts):
         L.append("| %s (%s) | %s |" % (title, unit, " | ".join(row)))
     L.append("")
     L.append("Bold: the best guest configuration of the row; `=`: a tie with it (spreads "
-             "overlap; one rep: within 10 %).")
+             "overlap; a single rep counts as +-5 % of its value).")
     L.append("")
     if "vhostd" in cfgs and "vhostd-poll0" in cfgs:
         L.append("## vhostd: default --poll-us against --poll-us 0")
@@ -524,7 +526,7 @@ def report_md(run, seeds, charts):
             cell_txt(c), ratio))
     L.append("")
     L.append("Relative: a ratio of two configurations within one run, beside the same ratio "
-             "in the seed. `tie` when the two spreads overlap (one rep: within 10 %).")
+             "in the seed. `tie` when the two spreads overlap (a single rep counts as +-5 % of its value).")
     L.append("")
     L.append("| seed | ratio | theirs | ours | verdict |")
     L.append("|---|---|---|---|---|")
@@ -532,8 +534,8 @@ def report_md(run, seeds, charts):
         a, b = get(run, s["a"]), get(run, s["b"])
         if a and b and b["median"]:
             ours = fmt(a["median"] / b["median"])
-            verdict = "tie (spreads overlap)" if tie(a, b) else (
-                "%s higher" % s["a"][0] if a["median"] > b["median"] else "%s higher" % s["b"][0])
+            verdict = "tie (spreads overlap)" if tie(a, b) else "%s higher" % "/".join(
+                (s["a"] if a["median"] > b["median"] else s["b"])[:2])
         else:
             ours, verdict = "-", "not measured"
         L.append("| %s | %s (%s / %s) | %s | %s | %s |" % (
@@ -699,12 +701,12 @@ def cmd_compare(pa, pb, tol):
                     print("%-13s %-13s %-16s %12s %12s %8s  only in %s" % (
                         cfg, test, k, cell_or(ca), cell_or(cb), "-", "A" if ca else "B"))
                     continue
-                r = cb["median"] / ca["median"] if ca["median"] else float("nan")
                 same = tie(ca, cb, tol)
                 if not same:
                     flagged += 1
-                print("%-13s %-13s %-16s %12s %12s %8.3f  %s" % (
-                    cfg, test, k, cell_or(ca), cell_or(cb), r,
+                print("%-13s %-13s %-16s %12s %12s %8s  %s" % (
+                    cfg, test, k, cell_or(ca), cell_or(cb),
+                    "%.3f" % (cb["median"] / ca["median"]) if ca["median"] else "-",
                     "within spread" if same else "DIFFERS (beyond the spread)"))
     print("%d figure(s) differ beyond the spread (tolerance for single reps: %.0f %%)" % (
         flagged, tol * 100))
@@ -749,6 +751,7 @@ def cmd_selftest():
     c = lambda *v: {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
     assert tie(c(1, 2, 3), c(2.5, 4, 5)) and not tie(c(1, 2, 3), c(3.5, 4, 5))
     assert tie(c(100), c(109)) and not tie(c(100), c(120))
+    assert tie(c(194), c(200, 210)) and not tie(c(150), c(200, 210))
     assert expected("vhost-net", ["256"]) == expected("vhostd", ["256"])
     print("PASS bench-guests-selftest: parsers, tie rule, expected-figures table")
     return 0
