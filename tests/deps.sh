@@ -8,6 +8,7 @@ PKGS=(build-essential clang libcmocka-dev libbpf-dev libxdp-dev libcap-dev libse
       libmicrohttpd-dev
       qemu-system-x86 busybox-static iperf3 iperf iputils-ping iproute2
       cpio kmod socat procps psmisc jq ethtool tcpdump python3 dpdk-dev
+      sockperf python3-matplotlib
       openvswitch-switch libvirt-daemon-system libvirt-clients
       libvirt-daemon-driver-qemu
       debhelper dpkg-dev lintian man-db systemd systemd-container

@@ -30,6 +30,8 @@ VG_CPU=${VG_CPU:-max,-erms}
 VG_BOOT_TMO=${VG_BOOT_TMO:-60}
 # Extra virtio-net-pci properties, e.g. VG_NIC_OPTS=$VG_NO_OFFLOADS.
 VG_NIC_OPTS=${VG_NIC_OPTS:-}
+# VG_DEBUG_THREADS=1: QEMU names its threads (CPU 0/TCG, worker, ...), so
+# bench/guests can show each thread's CPU time.
 VG_NO_OFFLOADS=csum=off,guest_csum=off,gso=off,host_tso4=off,host_tso6=off,host_ecn=off,host_ufo=off,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off
 declare -gA VG_RFD VG_WFD VG_PID
 declare -g VG_SEQ=0
@@ -51,17 +53,21 @@ vg_die() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
 # vg_boot NAME --ip ADDR/LEN --mac MAC (--tap IFNAME | --vhost SOCK |
 #         --vhost-server SOCK) [--netns NS] [--mtu N] [--queues N] [--smp N]
-#         [--qmp SOCK] [--incoming URI]
+#         [--qmp SOCK] [--incoming URI] [--model M] [--tap-vhost on|off]
 #   --vhost: QEMU connects to SOCK (reconnect=1); --vhost-server: QEMU
 #   listens on SOCK and waits for the back end (vhostd's "client" port);
 #   --queues N: N queue pairs (vhost-user only; N > 1 adds mq=on to the
 #   NIC); --smp N: N virtual CPUs (default 1); --qmp SOCK: a QMP monitor
 #   listening on SOCK (vg_qmp); --incoming URI: no boot, wait for a
 #   migration on URI (the guest then continues here: its console and
-#   command channel are NAME's)
+#   command channel are NAME's); --model M: the NIC with --tap (default
+#   virtio-net-pci; e1000 or rtl8139 need a guest kernel with their driver,
+#   bench/guests' generic one); --tap-vhost on: the kernel's vhost-net
+#   behind the TAP (needs /dev/vhost-net; QEMU aborts without it)
 vg_boot() {
 	local name=$1; shift
 	local ip='' mac='' tap='' sock='' ns='' mtu='' q=1 server= smp=1 mq=
+	local model=virtio-net-pci tvh=off
 	local extra=()
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -76,6 +82,8 @@ vg_boot() {
 		--mtu) mtu=$2 ;;
 		--queues) q=$2 ;;
 		--smp) smp=$2 ;;
+		--model) model=$2 ;;
+		--tap-vhost) tvh=$2 ;;
 		*) vg_die "vg_boot: unknown option $1" ;;
 		esac
 		shift 2
@@ -90,8 +98,10 @@ vg_boot() {
 
 	local net=()
 	if [ -n "$tap" ]; then
-		net=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off"
-		     -device "virtio-net-pci,netdev=n0,mac=$mac,vectors=0${VG_NIC_OPTS:+,$VG_NIC_OPTS}")
+		local dev="$model,netdev=n0,mac=$mac"
+		[ "$model" = virtio-net-pci ] && dev="$dev,vectors=0${VG_NIC_OPTS:+,$VG_NIC_OPTS}"
+		net=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=$tvh"
+		     -device "$dev")
 	elif [ -n "$sock" ]; then
 		# Still vectors=0 with several pairs: MSI-X is what crashes.
 		[ "$q" -gt 1 ] && mq=,mq=on
@@ -111,7 +121,7 @@ vg_boot() {
 	exec {rfd}<>"$base.ch.out" {wfd}<>"$base.ch.in"
 	VG_RFD[$name]=$rfd
 	VG_WFD[$name]=$wfd
-	"${pre[@]}" "$VG_QEMU" -name "$name" \
+	"${pre[@]}" "$VG_QEMU" -name "$name${VG_DEBUG_THREADS:+,debug-threads=on}" \
 		-accel "$VG_ACCEL" -cpu "$VG_CPU" -m "$VG_MEM" -smp "$smp" \
 		-object "memory-backend-memfd,id=mem,size=$VG_MEM,share=on" \
 		-machine pc,memory-backend=mem \

@@ -16,11 +16,14 @@
 #                          sockperf/ping/ethtool and the shared libraries they need
 #
 # Environment: KVER (default 6.1.0-57-cloud-amd64, the exact package name suffix;
-# never a glob, which would download every version), SKIP_APT=1 to skip apt-get.
+# never a glob, which would download every version), SKIP_APT=1 to skip apt-get,
+# VG_CACHE (another cache directory, e.g. bench/guests' generic kernel, which
+# has e1000), VG_EXTRA_MODS (more modules for the initramfs, e.g. "e1000 8139cp";
+# init.sh loads them all, so the guest's eth0 is whichever NIC QEMU gives it).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE=$HERE/cache
+CACHE=${VG_CACHE:-$HERE/cache}
 KVER_SET=${KVER:-}
 # A cache made with a fallback kernel (see below) stays in use.
 [ -z "$KVER_SET" ] && [ -s "$CACHE/kver" ] && KVER=$(cat "$CACHE/kver")
@@ -92,7 +95,8 @@ cmp -s "$KROOT/boot/vmlinuz-$KVER" "$CACHE/vmlinuz" || cp -f "$KROOT/boot/vmlinu
 # 3. The initramfs.  Rebuilt when init.sh or this script is newer than it.
 OUT=$CACHE/initramfs.gz
 if [ -e "$OUT" ] && [ "$OUT" -nt "$HERE/init.sh" ] && [ "$OUT" -nt "$HERE/setup.sh" ] &&
-   [ "$OUT" -nt "$CACHE/vmlinuz" ] && [ "$OUT" -nt "$CACHE/kver" ]; then
+   [ "$OUT" -nt "$CACHE/vmlinuz" ] && [ "$OUT" -nt "$CACHE/kver" ] &&
+   [ "$(cat "$CACHE/mods" 2>/dev/null)" = "${VG_EXTRA_MODS:-}" ]; then
 	log "initramfs up to date: $OUT"
 	exit 0
 fi
@@ -111,7 +115,7 @@ install -m 0755 "$HERE/init.sh" "$STAGE/init"
 # Module chain in insmod order (virtio_pci first, then virtio_net), deduplicated.
 n=0
 seen=" "
-for m in virtio_pci virtio_net; do
+for m in virtio_pci virtio_net ${VG_EXTRA_MODS:-}; do
 	while read -r _ path _; do
 		b=$(basename "$path")
 		case "$seen" in *" $b "*) continue ;; esac
@@ -142,4 +146,5 @@ printf 'ip 0 IP\nicmp 1 ICMP\ntcp 6 TCP\nudp 17 UDP\n' > "$STAGE/etc/protocols"
 (cd "$STAGE" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
 	gzip -6 > "$OUT.tmp"
 mv -f "$OUT.tmp" "$OUT"
+echo "${VG_EXTRA_MODS:-}" > "$CACHE/mods"
 log "done: $CACHE/vmlinuz $OUT ($(du -h "$OUT" | cut -f1)), modules: $(ls "$STAGE/modules" | tr '\n' ' ')"
