@@ -161,12 +161,20 @@ if [ -z "${SKIP_GUEST:-}" ]; then
 	# README.md's libvirt setup, its vhostd line and domain XML as
 	# written, run by a libvirtd of the test's own (in its namespaces).
 	step guest-libvirt env VHOSTD=build/asan/vhostd tests/guest/libvirt.sh
+	# The seeds' experiments, bench/guests --quick: every NIC
+	# configuration produced every figure (not their values, which a
+	# CI machine cannot judge), and the report's parsers on fixed texts.
+	step guest-bench bash -c 'bench/guests --selftest &&
+		rm -rf build/guest-bench &&
+		bench/guests --quick --out build/guest-bench &&
+		bench/guests --check build/guest-bench/run.json'
 else
 	skip_step guest-setup "SKIP_GUEST set"
 	skip_step guest-e2e "SKIP_GUEST set"
 	skip_step guest-migrate "SKIP_GUEST set"
 	skip_step guest-vxlan "SKIP_GUEST set"
 	skip_step guest-libvirt "SKIP_GUEST set"
+	skip_step guest-bench "SKIP_GUEST set"
 fi
 
 echo
