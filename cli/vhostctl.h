@@ -138,6 +138,7 @@ const char *vh_age(char *buf, size_t len, uint64_t s);
 int vhostctl_print_ports(const struct vj *j);
 int vhostctl_print_fdb(const struct vj *j);
 int vhostctl_print_captures(const struct vj *j);
+int vhostctl_print_workers(const struct vj *j);
 int vhostctl_print_show(const struct vj *j);
 
 #endif /* VHOSTCTL_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* vhostctl_table.c - tables for people: "ports", "fdb", "captures"
+/* vhostctl_table.c - tables for people: "ports", "fdb", "workers", "captures"
  *
  * A table is filled cell by cell (struct vt) and printed once every
  * width is known: headings over aligned columns, text left-aligned and
@@ -295,6 +295,42 @@ int vhostctl_print_fdb(const struct vj *j)
 	       fdb->n, (unsigned long long)vj_u64(j, vj_get(j, &j->v[0],
 						 "age_limit")));
 	return 0;
+}
+
+/**
+ * vhostctl_print_workers() - "workers" as a table
+ * @j:		the reply: {"workers":[{"idx","tid","cpu","sources",...}]}
+ * Return: exit status
+ */
+int vhostctl_print_workers(const struct vj *j)
+{
+	const struct vj_node *w = vj_get(j, &j->v[0], "workers"), *e;
+	struct vt t;
+
+	if (!w || w->type != VJ_ARR) {
+		fprintf(stderr, "vhostctl: reply has no worker list\n");
+		return 1;
+	}
+	vt_init(&t, 0, "WORKER TID CPU SOURCES PASSES -STATE");
+	for (e = vj_first(j, w); e; e = vj_next(j, e)) {
+		const struct vj_node *cpu = vj_get(j, e, "cpu");
+
+		vt_cell(&t, "%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, e, "idx")));
+		vt_cell(&t, "%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, e, "tid")));
+		if (!cpu || cpu->type == VJ_NULL)
+			vt_cell(&t, "-");
+		else
+			vt_cell(&t, "%llu", (unsigned long long)vj_u64(j, cpu));
+		vt_cell(&t, "%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, e, "sources")));
+		vt_cell(&t, "%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, e, "passes")));
+		vt_cell(&t, "%s", vj_true(vj_get(j, e, "asleep")) ?
+			"asleep" : "running");
+	}
+	return vt_print(&t, stdout);
 }
 
 /**

@@ -17,6 +17,8 @@
 #                    --json (which is valid JSON)
 #   vctl-fdb         "fdb" after traffic: A's and B's MACs on vu0/vu1 in
 #                    a table, as --json lists them
+#   vctl-workers     "workers": a table whose worker, tid and sources are
+#                    what --json says
 #   vctl-captures    no capture: "no captures running" / []; one running
 #                    on vu0: its row, and its --json entry
 #   vctl-show        "show vu1" with B connected: features by name, rings
@@ -153,6 +155,20 @@ if wanted vctl-fdb; then
 		fail "fdb --json: $(cat "$TMP/o")"
 	wait "$PPID0" || fail "pings: $(cat "$TMP/ping0.out")"
 	finish vctl-fdb "A and B learned on vu0/vu1, table = --json"
+fi
+
+# ---- vctl-workers ---------------------------------------------------------
+if wanted vctl-workers; then
+	vc workers || fail "workers: rc $?"
+	head -n 1 "$TMP/o" | grep -qE '^WORKER +TID +CPU +SOURCES +PASSES +STATE$' ||
+		fail "workers heading '$(head -n 1 "$TMP/o")'"
+	vc --json workers || fail "workers --json: rc $?"
+	want=$(jq -r '.workers[] | "\(.idx) \(.tid) \(.sources)"' "$TMP/o")
+	vc workers
+	got=$(awk 'NR > 1 { print $1, $2, $4 }' "$TMP/o")
+	[ -n "$want" ] && [ "$got" = "$want" ] || fail "workers table '$got', --json '$want'"
+	aligned "$TMP/o" 6 || fail "workers: STATE not aligned"
+	finish vctl-workers "table = --json ($(echo "$want" | wc -l) worker(s))"
 fi
 
 # ---- vctl-captures ----------------------------------------------------
