@@ -34,6 +34,7 @@ SYSCONFDIR	?= /etc
 SYSTEMDUNITDIR	?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR	?= $(PREFIX)/lib/tmpfiles.d
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
 DESTDIR		?=
 
 WARN	= -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
@@ -153,7 +154,8 @@ INSTALL_FILES = \
 	$(MANDIR)/man8/vhostctl.8:doc/vhostctl.8:644 \
 	$(SYSTEMDUNITDIR)/vhostd.service:$(O)/vhostd.service:644 \
 	$(SYSUSERSDIR)/vhostd.conf:contrib/systemd/vhostd.sysusers:644 \
-	$(TMPFILESDIR)/vhostd.conf:contrib/systemd/vhostd.tmpfiles:644
+	$(TMPFILESDIR)/vhostd.conf:contrib/systemd/vhostd.tmpfiles:644 \
+	$(BASHCOMPDIR)/vhostctl:contrib/bash-completion/vhostctl:644
 # The configuration: installed only where there is none (an edited one
 # stays), removed by uninstall only while it is the one shipped.
 CONFIG_FILES = \

@@ -141,6 +141,7 @@ usr/local/lib/systemd/system/vhostd.service 644
 usr/local/lib/sysusers.d/vhostd.conf 644
 usr/local/lib/tmpfiles.d/vhostd.conf 644
 usr/local/sbin/vhostd 755
+usr/local/share/bash-completion/completions/vhostctl 644
 usr/local/share/man/man8/vhostctl.8 644
 usr/local/share/man/man8/vhostd.8 644"
 
@@ -245,7 +246,8 @@ if [ "$DEB_WANTED" = 1 ]; then
 		for f in ./usr/sbin/vhostd ./usr/bin/vhostctl ./usr/share/man/man8/vhostd.8.gz \
 			 ./usr/share/man/man8/vhostctl.8.gz ./lib/systemd/system/vhostd.service \
 			 ./usr/lib/sysusers.d/vhostd.conf ./usr/lib/tmpfiles.d/vhostd.conf \
-			 ./etc/default/vhostd ./etc/vhostd/vhostd.conf; do
+			 ./etc/default/vhostd ./etc/vhostd/vhostd.conf \
+			 ./usr/share/bash-completion/completions/vhostctl; do
 			grep -qx "$f" <<<"$files" || fail "the .deb lacks $f"
 		done
 		grep -q 'PASSED' "$TMP/deb.log" || fail "dh_auto_test ran no unit test"
