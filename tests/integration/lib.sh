@@ -75,6 +75,20 @@ vc() {
 	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$@" >"$TMP/vc.out" 2>"$TMP/vc.err"
 }
 
+# ping_a COUNT [OUT]: vdrv guest A ($MAC_A, $IP_A on $TMP/p0.sock) pings
+#   B ($IP_B) COUNT times back to back ($TOOL: the script's vdrv_tool);
+#   "sent S received R" in OUT (default $TMP/a.out); the pinger's status
+ping_a() {
+	timeout 300 "$TOOL" pinger --sock "$TMP/p0.sock" --mac "$MAC_A" \
+		--ip "$IP_A" --peer-ip "$IP_B" --count "$1" --interval-ms 0 \
+		--timeout-ms 3000 >"${2:-$TMP/a.out}" 2>&1
+}
+
+# sent_recv FILE: "SENT RECEIVED" from a pinger's summary line
+sent_recv() {
+	sed -n 's/^pinger: sent \([0-9]*\) received \([0-9]*\).*/\1 \2/p' "$1"
+}
+
 # wanted NAME: is the test selected by the command line globs
 wanted() {
 	local g

@@ -146,19 +146,6 @@ ab_start() {
 	wait_up 10 vu1
 }
 
-# ping_a COUNT [OUT]: A pings B COUNT times back to back; "sent S
-#   received R" in OUT (default $TMP/a.out); pinger's status
-ping_a() {
-	timeout 300 "$TOOL" pinger --sock "$TMP/p0.sock" --mac "$MAC_A" \
-		--ip "$IP_A" --peer-ip "$IP_B" --count "$1" --interval-ms 0 \
-		--timeout-ms 3000 >"${2:-$TMP/a.out}" 2>&1
-}
-
-# sent_recv FILE: "SENT RECEIVED" from a pinger's summary line
-sent_recv() {
-	sed -n 's/^pinger: sent \([0-9]*\) received \([0-9]*\).*/\1 \2/p' "$1"
-}
-
 # done_test NAME DETAIL: vhostd must still be alive and exit cleanly
 done_test() {
 	stop_vhostd TERM || fail "vhostd died or exited uncleanly"

@@ -108,18 +108,6 @@ b_start() {
 	wait_up 10 fb
 }
 
-# ping_a COUNT [OUT]: A pings B COUNT times back to back
-ping_a() {
-	timeout 300 "$TOOL" pinger --sock "$TMP/p0.sock" --mac "$MAC_A" \
-		--ip "$IP_A" --peer-ip "$IP_B" --count "$1" --interval-ms 0 \
-		--timeout-ms 3000 >"${2:-$TMP/a.out}" 2>&1
-}
-
-# sent_recv FILE: "SENT RECEIVED" from a pinger's summary line
-sent_recv() {
-	sed -n 's/^pinger: sent \([0-9]*\) received \([0-9]*\).*/\1 \2/p' "$1"
-}
-
 # reap PID: SIGTERM a guest we started and wait for it
 reap() {
 	kill -TERM "$1" 2>/dev/null
