@@ -184,6 +184,67 @@ bool log_enabled(enum log_level lvl)
 }
 
 /**
+ * log_stderr() - one line on stderr, "vhostd[SEC.MS] LEVEL: text", in one
+ *		  write
+ * @lvl:	severity (its name is printed)
+ * @text:	the message
+ */
+static void log_stderr(enum log_level lvl, const char *text)
+{
+	char buf[1100];
+	uint64_t t = now_ns();
+	int n;
+
+	n = snprintf(buf, sizeof(buf) - 1, "vhostd[%llu.%03llu] %s: %s",
+		     (unsigned long long)(t / 1000000000ULL),
+		     (unsigned long long)(t / 1000000ULL % 1000ULL),
+		     log_names[lvl], text);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
+		return; /* nowhere left to complain */
+}
+
+/**
+ * log_journal() - one message to the journal, with its fields
+ * @lvl:	severity (PRIORITY=)
+ * @text:	the message (MESSAGE=)
+ * @port:	VHOSTD_PORT=, or NULL
+ * @q:		VHOSTD_QUEUE=, or -1
+ * Return: sd_journal_sendv()'s
+ */
+static int log_journal(enum log_level lvl, const char *text,
+		       const char *port, int q)
+{
+	char msg[1040], prio[16], pf[64], qf[32];
+	struct iovec iov[5];
+	int k = 0;
+
+	iov[k].iov_base = msg;
+	iov[k++].iov_len = (size_t)snprintf(msg, sizeof(msg), "MESSAGE=%s",
+					    text);
+	iov[k].iov_base = prio;
+	iov[k++].iov_len = (size_t)snprintf(prio, sizeof(prio), "PRIORITY=%d",
+					    log_prio[lvl]);
+	iov[k].iov_base = (void *)"SYSLOG_IDENTIFIER=vhostd";
+	iov[k++].iov_len = strlen("SYSLOG_IDENTIFIER=vhostd");
+	if (port) {
+		iov[k].iov_base = pf;
+		iov[k++].iov_len = (size_t)snprintf(pf, sizeof(pf),
+						    "VHOSTD_PORT=%s", port);
+	}
+	if (q >= 0) {
+		iov[k].iov_base = qf;
+		iov[k++].iov_len = (size_t)snprintf(qf, sizeof(qf),
+						    "VHOSTD_QUEUE=%d", q);
+	}
+	return sd_journal_sendv(iov, k);
+}
+
+/**
  * log_vmsg() - one message to the sink: in one write, or one datagram
  * @s:		its source (a port's: VHOSTD_PORT), or NULL
  * @lvl:	severity
@@ -196,78 +257,28 @@ log_vmsg(const struct log_src *s, enum log_level lvl, const char *fmt,
 {
 	const char *port = s && s != &log_src_global ? s->name : NULL;
 	enum log_sink sink = log_sink();
-	int q = log_queue, n = 0;
-	char buf[1024];
-	uint64_t t;
+	int q = log_queue;
+	char text[1024];
 
-	if (sink == LOG_SINK_STDERR) {
-		t = now_ns();
-		n = snprintf(buf, sizeof(buf), "vhostd[%llu.%03llu] %s: ",
-			     (unsigned long long)(t / 1000000000ULL),
-			     (unsigned long long)(t / 1000000ULL % 1000ULL),
-			     log_names[lvl]);
-		if (n < 0)
-			return;
-	}
-	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
-	if (n > (int)sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
-	if (n < 0)
+	if (vsnprintf(text, sizeof(text), fmt, ap) < 0)
 		return;
-	buf[n] = '\0';
-
-	if (sink == LOG_SINK_JOURNAL) {
-		char msg[1040], prio[16], pf[64], qf[32];
-		struct iovec iov[5];
-		int k = 0;
-
-		iov[k].iov_base = msg;
-		iov[k++].iov_len = (size_t)snprintf(msg, sizeof(msg),
-						    "MESSAGE=%s", buf);
-		iov[k].iov_base = prio;
-		iov[k++].iov_len = (size_t)snprintf(prio, sizeof(prio),
-						    "PRIORITY=%d",
-						    log_prio[lvl]);
-		iov[k].iov_base = (void *)"SYSLOG_IDENTIFIER=vhostd";
-		iov[k++].iov_len = strlen("SYSLOG_IDENTIFIER=vhostd");
-		if (port) {
-			iov[k].iov_base = pf;
-			iov[k++].iov_len = (size_t)snprintf(pf, sizeof(pf),
-							    "VHOSTD_PORT=%s",
-							    port);
-		}
-		if (q >= 0) {
-			iov[k].iov_base = qf;
-			iov[k++].iov_len = (size_t)snprintf(qf, sizeof(qf),
-							    "VHOSTD_QUEUE=%d",
-							    q);
-		}
-		if (sd_journal_sendv(iov, k) >= 0)
+	switch (sink) {
+	case LOG_SINK_JOURNAL:
+		if (log_journal(lvl, text, port, q) >= 0)
 			return;
-		sink = LOG_SINK_STDERR;	/* journald gone: say it somewhere */
-		t = now_ns();
-		n = snprintf(msg, sizeof(msg), "vhostd[%llu.%03llu] %s: %s",
-			     (unsigned long long)(t / 1000000000ULL),
-			     (unsigned long long)(t / 1000000ULL % 1000ULL),
-			     log_names[lvl], buf);
-		if (n < 0)
-			return;
-		if (n > (int)sizeof(buf) - 2)
-			n = (int)sizeof(buf) - 2;
-		memcpy(buf, msg, (size_t)n);
-	}
-	if (sink == LOG_SINK_SYSLOG) {
+		break;	/* journald gone: say it somewhere */
+	case LOG_SINK_SYSLOG:
 		if (port && q >= 0)
-			syslog(log_prio[lvl], "%s[%d]: %s", port, q, buf);
+			syslog(log_prio[lvl], "%s[%d]: %s", port, q, text);
 		else if (port)
-			syslog(log_prio[lvl], "%s: %s", port, buf);
+			syslog(log_prio[lvl], "%s: %s", port, text);
 		else
-			syslog(log_prio[lvl], "%s", buf);
+			syslog(log_prio[lvl], "%s", text);
 		return;
+	default:
+		break;
 	}
-	buf[n++] = '\n';
-	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
-		return; /* nowhere left to complain */
+	log_stderr(lvl, text);
 }
 
 /**
