@@ -40,6 +40,9 @@
  * @help:	one line for --help
  * @print:	lays the parsed reply out for people; NULL: printed as it
  *		came, with or without --json
+ *
+ * An @arg of several blank-separated words takes that many words, sent
+ * to the daemon joined by commas (its argument is one word).
  */
 struct vhostctl_cmd {
 	const char *name;
@@ -56,8 +59,15 @@ static const struct vhostctl_cmd vhostctl_cmds[] = {
 	  vhostctl_print_show },
 	{ "top",	"[-n COUNT] [-d SECONDS]",
 	  "frames/s, Gbit/s, drops/s per port, live", NULL },
-	{ "fdb",	NULL,	"learned MAC addresses: mac, port, age (table)",
+	{ "fdb",	NULL,	"MAC addresses: vlan, mac, port, age (table)",
 	  vhostctl_print_fdb },
+	{ "fdb add",	"VLAN MAC PORT",
+	  "a static entry: MAC lives on PORT in VLAN, never ages or moves",
+	  NULL },
+	{ "fdb del",	"VLAN MAC PORT", "remove a static entry fdb add made",
+	  NULL },
+	{ "domains",	NULL,	"bridge domains (VLANs): ports, MACs, frames (JSON)",
+	  NULL },
 	{ "workers",	NULL,	"datapath threads: tid, pinned CPU, sources (table)",
 	  vhostctl_print_workers },
 	{ "metrics",	NULL,	"counters in Prometheus text format", NULL },
@@ -127,16 +137,16 @@ static void vhostctl_usage(FILE *f)
 static const struct vhostctl_cmd *vhostctl_find(int argc, char **argv,
 						int *used)
 {
+	const struct vhostctl_cmd *one = NULL;
 	size_t i;
 
+	/* Two words first: "fdb add" is not "fdb" with an argument. */
 	for (i = 0; i < sizeof(vhostctl_cmds) / sizeof(vhostctl_cmds[0]); i++) {
 		const char *name = vhostctl_cmds[i].name;
 		const char *sp = strchr(name, ' ');
 
-		if (!sp && !strcmp(name, argv[0])) {
-			*used = 1;
-			return &vhostctl_cmds[i];
-		}
+		if (!sp && !strcmp(name, argv[0]))
+			one = &vhostctl_cmds[i];
 		if (sp && argc >= 2 && strlen(argv[0]) == (size_t)(sp - name) &&
 		    !strncmp(name, argv[0], (size_t)(sp - name)) &&
 		    !strcmp(sp + 1, argv[1])) {
@@ -144,7 +154,8 @@ static const struct vhostctl_cmd *vhostctl_find(int argc, char **argv,
 			return &vhostctl_cmds[i];
 		}
 	}
-	return NULL;
+	*used = 1;
+	return one;
 }
 
 /**
@@ -374,7 +385,8 @@ int main(int argc, char **argv)
 	const char *path = getenv("VHOSTD_CTL");
 	const struct vhostctl_cmd *cmd;
 	const char *arg = NULL;
-	int opt, used, left;
+	char joined[1024];	/* the daemon's CTL_LINE_MAX */
+	int opt, used, left, words, i;
 	bool json = false;
 
 	if (!path || !*path)
@@ -414,22 +426,33 @@ int main(int argc, char **argv)
 			left > 1 ? argv[optind + 1] : "");
 		return 2;
 	}
-	if (left != used + !!cmd->arg) {
+	words = 0;
+	if (cmd->arg)
+		for (words = 1, i = 0; cmd->arg[i]; i++)
+			words += cmd->arg[i] == ' ';
+	if (left != used + words) {
 		fprintf(stderr, "vhostctl: %s: %s\n", cmd->name,
-			left < used + !!cmd->arg ? "missing argument" :
+			left < used + words ? "missing argument" :
 			"one COMMAND at a time");
 		vhostctl_usage(stderr);
 		return 2;
 	}
-	if (cmd->arg) {
-		arg = argv[optind + used];
+	for (i = 0, joined[0] = '\0'; i < words; i++) {
+		const char *w = argv[optind + used + i];
+
 		/* The daemon reads one line of blank-separated words. */
-		if (!*arg || strpbrk(arg, " \t\n")) {
-			fprintf(stderr, "vhostctl: %s: %s must be one word, "
-				"without blanks or newlines\n", cmd->name,
-				cmd->arg);
+		if (!*w || strpbrk(w, words > 1 ? " \t\n," : " \t\n") ||
+		    strlen(joined) + strlen(w) + 2 > sizeof(joined)) {
+			fprintf(stderr, "vhostctl: %s: %s must be %s, "
+				"without blanks, commas or newlines\n",
+				cmd->name, cmd->arg,
+				words > 1 ? "separate words" : "one word");
 			return 2;
 		}
+		if (i)
+			strcat(joined, ",");
+		strcat(joined, w);
+		arg = joined;
 	}
 	return vhostctl_run(path, cmd, arg, json);
 }

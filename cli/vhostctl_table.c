@@ -266,7 +266,7 @@ int vhostctl_print_ports(const struct vj *j)
 
 /**
  * vhostctl_print_fdb() - "fdb" as a table
- * @j:		the reply: {"age_limit":N,"fdb":[...]}
+ * @j:		the reply: {"age_limit":N,"fdb":[{"vlan","mac","port",...}]}
  * Return: exit status
  */
 int vhostctl_print_fdb(const struct vj *j)
@@ -278,11 +278,13 @@ int vhostctl_print_fdb(const struct vj *j)
 		fprintf(stderr, "vhostctl: reply has no MAC table\n");
 		return 1;
 	}
-	vt_init(&t, 0, "-MAC -PORT AGE -KIND");
+	vt_init(&t, 0, "VLAN -MAC -PORT AGE -KIND");
 	for (e = vj_first(j, fdb); e; e = vj_next(j, e)) {
 		bool st = vj_true(vj_get(j, e, "static"));
 		char age[32];
 
+		vt_cell(&t, "%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, e, "vlan")));
 		vt_cell(&t, "%s", vj_str(vj_get(j, e, "mac"), "?"));
 		vt_cell(&t, "%s", vj_str(vj_get(j, e, "port"), "?"));
 		vt_cell(&t, "%s", st ? "-" : vh_age(age, sizeof(age),

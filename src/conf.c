@@ -293,6 +293,17 @@ static const struct port_opt conf_common_opts[] = {
 	  PORT_OPT_AT(struct port_spec, tx_burst), .min = RATE_BURST_MIN,
 	  .max = RATE_BURST_MAX,
 	  .help = "BYTES: tx-rate's burst (default 25 ms of it, >= 64K)" },
+	{ .key = "vlan", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, vlan), .min = 1, .max = 4094,
+	  .help = "N: access port of VLAN N's bridge domain (default 1)" },
+	{ .key = "isolated", .type = PORT_OPT_BOOL,
+	  .flags = PORT_OPT_COMMON | PORT_OPT_BARE,
+	  PORT_OPT_AT(struct port_spec, isolated),
+	  .help = "on|off: talks to no other isolated port of its domain" },
+	{ .key = "tagged", .type = PORT_OPT_BOOL, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, tagged),
+	  .help = "on|off: frames with a VLAN tag are taken, as payload of "
+		  "its domain (default: on without vlan=, off with it)" },
 };
 
 #define CONF_OPT_COMMON_BIT	32	/* given-bit of conf_common_opts[0] */
@@ -728,6 +739,16 @@ int conf_parse_port(const char *spec, unsigned int index,
 	if (!out->tx_burst)
 		out->tx_burst = out->burst;
 
+	/* vlan= makes a tenant's access port, which refuses VLAN tags
+	 * unless told; a port without it is in the default domain and
+	 * carries its peer's tags as before domains existed.
+	 */
+	out->vlan_set = out->vlan != 0;
+	if (!out->vlan_set)
+		out->vlan = PORT_VLAN_DEFAULT;
+	if (conf_opt_find(ops, "tagged", &bit) && !(given & 1ULL << bit))
+		out->tagged = !out->vlan_set;
+
 	out->given = (uint32_t)given;
 	out->has_mac = out->mac[0] | out->mac[1] | out->mac[2] | out->mac[3] |
 		       out->mac[4] | out->mac[5];
@@ -919,7 +940,8 @@ static void conf_usage_opt(FILE *f, const struct port_opt *o)
 	else if (o->type == PORT_OPT_UINT)
 		fprintf(f, " (%llu-%llu)", (unsigned long long)o->min,
 			(unsigned long long)o->max);
-	else if (o->type == PORT_OPT_BOOL && !(o->flags & PORT_OPT_BARE))
+	else if (o->type == PORT_OPT_BOOL && !(o->flags & PORT_OPT_BARE) &&
+		 !strstr(o->help, "default"))
 		fprintf(f, " (default %s)", o->def ? "on" : "off");
 	fputc('\n', f);
 }

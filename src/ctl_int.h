@@ -49,6 +49,9 @@ void ctl_json_port(struct ctl_buf *b, const struct port *p);
 /* Commands: build the reply from the argument ("" if none); 0 or -EINVAL. */
 int ctl_cmd_ports(struct ctl_buf *b, const char *arg);
 int ctl_cmd_fdb(struct ctl_buf *b, const char *arg);
+int ctl_cmd_fdb_add(struct ctl_buf *b, const char *arg);
+int ctl_cmd_fdb_del(struct ctl_buf *b, const char *arg);
+int ctl_cmd_domains(struct ctl_buf *b, const char *arg);
 int ctl_cmd_workers(struct ctl_buf *b, const char *arg);
 int ctl_cmd_metrics(struct ctl_buf *b, const char *arg);
 int ctl_cmd_capture(struct ctl_buf *b, const char *arg);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ctl_json.c - the JSON replies: "ports" (and "stats"), "fdb", "workers"
  */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -187,6 +189,14 @@ void ctl_json_port(struct ctl_buf *b, const struct port *p)
 	ctl_printf(b, ",\"up\":%s,\"macs\":%u",
 		   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ? "true" : "false",
 		   fdb_port_macs(switch_fdb(), (uint16_t)p->idx));
+	if (switch_port_spec(p->idx)) {
+		const struct port_spec *sp = switch_port_spec(p->idx);
+
+		ctl_printf(b, ",\"vlan\":%u,\"isolated\":%s,\"tagged\":%s",
+			   switch_dom_vid(switch_port_dom(p->idx)),
+			   sp->isolated ? "true" : "false",
+			   sp->tagged ? "true" : "false");
+	}
 	ctl_json_limits(b, p);
 	for (k = 0; (t = ctl_port_table(p, k)); k++)
 		ctl_json_table(b, p, t);
@@ -250,11 +260,180 @@ int ctl_cmd_fdb(struct ctl_buf *b, const char *arg)
 			   "\"port\":", first ? "" : ",", e.mac[0], e.mac[1],
 			   e.mac[2], e.mac[3], e.mac[4], e.mac[5]);
 		ctl_json_str(b, p ? p->name : "");
-		ctl_printf(b, ",\"idx\":%u,\"age\":%d,\"static\":%s}",
-			   e.port, MAX(age, 0), e.is_static ? "true" : "false");
+		ctl_printf(b, ",\"idx\":%u,\"vlan\":%u,\"age\":%d,"
+			   "\"static\":%s}", e.port, switch_dom_vid(e.dom),
+			   MAX(age, 0), e.is_static ? "true" : "false");
 		first = false;
 	}
 	ctl_printf(b, "%s]}\n", first ? "" : "\n");
+	return 0;
+}
+
+/**
+ * ctl_json_err() - an error reply, printf-style
+ * @b:		reply
+ * @fmt:	one line
+ * Return: -EINVAL
+ */
+static int __attribute__((format(printf, 2, 3)))
+ctl_json_err(struct ctl_buf *b, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ctl_printf(b, "{\"error\":");
+	ctl_json_str(b, msg);
+	ctl_printf(b, "}\n");
+	return -EINVAL;
+}
+
+/**
+ * ctl_fdb_args() - "VLAN,MAC,PORT" of fdb add and fdb del (vhostctl joins
+ *		    its three words with commas: the argument is one word)
+ * @b:		reply, for the error
+ * @arg:	the text
+ * @vid:	out: VLAN
+ * @mac:	out: MAC
+ * @idx:	out: port index
+ * Return: 0, or -EINVAL with the error written
+ */
+static int ctl_fdb_args(struct ctl_buf *b, const char *arg, unsigned int *vid,
+			uint8_t *mac, unsigned int *idx)
+{
+	char name[PORT_NAME_MAX + 1], rest;
+	unsigned int m[6], v, i, np = switch_port_count();
+	int n;
+
+	n = sscanf(arg, "%4u,%2x:%2x:%2x:%2x:%2x:%2x,%32[^,]%c", &v, &m[0],
+		   &m[1], &m[2], &m[3], &m[4], &m[5], name, &rest);
+	if (n != 8)
+		return ctl_json_err(b, "usage: VLAN,MAC,PORT (vhostctl: VLAN MAC "
+				 "PORT, e.g. 10 02:00:00:00:00:01 vm1)");
+	if (!v || v > 4094)
+		return ctl_json_err(b, "VLAN %u: not 1-4094", v);
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)m[i];
+	if ((mac[0] & 1) || !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] |
+			      mac[5]))
+		return ctl_json_err(b, "MAC: not a station address");
+	for (i = 0; i < np; i++) {
+		const struct port *p = switch_port(i);
+
+		if (p && !strcmp(p->name, name)) {
+			*vid = v;
+			*idx = i;
+			return 0;
+		}
+	}
+	return ctl_json_err(b, "no port '%s'", name);
+}
+
+/**
+ * ctl_cmd_fdb_add() - "fdb add VLAN,MAC,PORT": a static entry
+ * @b:		reply
+ * @arg:	VLAN,MAC,PORT
+ *
+ * The entry never ages, moves or is flushed with the port's learned MACs;
+ * frames from that MAC on another port of the domain are still forwarded
+ * but not learned there (learn_refused.locked).  It goes with its port.
+ *
+ * Return: 0 or -EINVAL
+ */
+int ctl_cmd_fdb_add(struct ctl_buf *b, const char *arg)
+{
+	unsigned int vid, idx;
+	uint8_t mac[6];
+	int rc;
+
+	if (ctl_fdb_args(b, arg, &vid, mac, &idx))
+		return -EINVAL;
+	rc = switch_static_add(vid, mac, idx);
+	if (rc == -ENOENT)
+		return ctl_json_err(b, "no port is in VLAN %u", vid);
+	if (rc == -EXDEV)
+		return ctl_json_err(b, "port %s is not in VLAN %u",
+				 switch_port(idx)->name, vid);
+	if (rc == -EEXIST)
+		return ctl_json_err(b, "that MAC is static on another port of "
+				 "VLAN %u", vid);
+	if (rc < 0)
+		return ctl_json_err(b, "the MAC table has no room for it");
+	ctl_printf(b, "{\"added\":true}\n");
+	return 0;
+}
+
+/**
+ * ctl_cmd_fdb_del() - "fdb del VLAN,MAC,PORT": remove a static entry
+ * @b:		reply
+ * @arg:	VLAN,MAC,PORT
+ * Return: 0 or -EINVAL
+ */
+int ctl_cmd_fdb_del(struct ctl_buf *b, const char *arg)
+{
+	unsigned int vid, idx;
+	uint8_t mac[6];
+	int rc;
+
+	if (ctl_fdb_args(b, arg, &vid, mac, &idx))
+		return -EINVAL;
+	rc = switch_static_del(vid, mac, idx);
+	if (rc == -EPERM)
+		return ctl_json_err(b, "that is port %s's mac= lock: change its "
+				 "spec instead", switch_port(idx)->name);
+	if (rc < 0)
+		return ctl_json_err(b, "no such static entry");
+	ctl_printf(b, "{\"deleted\":true}\n");
+	return 0;
+}
+
+/**
+ * ctl_cmd_domains() - "domains": every bridge domain (VLAN) in use
+ * @b:		reply
+ * @arg:	unused
+ *
+ * Per domain: its ports, the MACs in it, and the frames forwarded in it
+ * (accepted from a member), their bytes and how many were flooded.
+ *
+ * Return: 0
+ */
+int ctl_cmd_domains(struct ctl_buf *b, const char *arg)
+{
+	unsigned int macs[FDB_DOMS] = { 0 };
+	const struct fdb *f = switch_fdb();
+	struct fdb_entry e;
+	unsigned int d, i, n = 0;
+
+	for (i = 0; i < FDB_SIZE; i++)
+		if (fdb_entry_get(f, i, &e))
+			macs[e.dom]++;
+	ctl_printf(b, "{\"domains\":[");
+	for (d = 0; d < FDB_DOMS; d++) {
+		uint64_t mem = switch_dom_members(d), fr, by, fl;
+		unsigned int vid = switch_dom_vid(d);
+		bool first = true;
+
+		if (!vid)
+			continue;
+		switch_dom_stats(d, &fr, &by, &fl);
+		ctl_printf(b, "%s\n{\"vlan\":%u,\"ports\":[", n++ ? "," : "",
+			   vid);
+		for (i = 0; i < SWITCH_PORTS_MAX; i++) {
+			const struct port *p = switch_port(i);
+
+			if (!p || !(mem & 1ULL << i))
+				continue;
+			ctl_printf(b, "%s", first ? "" : ",");
+			ctl_json_str(b, p->name);
+			first = false;
+		}
+		ctl_printf(b, "],\"macs\":%u,\"frames\":%llu,\"bytes\":%llu,"
+			   "\"flooded\":%llu}", macs[d], (unsigned long long)fr,
+			   (unsigned long long)by, (unsigned long long)fl);
+	}
+	ctl_printf(b, "%s]}\n", n ? "\n" : "");
 	return 0;
 }
 

@@ -231,6 +231,49 @@ static void ctl_prom_secs(struct ctl_buf *b, uint64_t ns)
 }
 
 /**
+ * ctl_prom_domains() - append the per bridge domain families
+ * @b:		reply
+ *
+ * One series per domain in use, labelled with its VLAN: frames forwarded
+ * in it, their bytes, the flooded ones, and the MACs in it.
+ */
+static void ctl_prom_domains(struct ctl_buf *b)
+{
+	static const struct {
+		const char *name, *help;
+	} fam[] = {
+		{ "vhostd_domain_frames_total",
+		  "Frames forwarded in the bridge domain (VLAN)." },
+		{ "vhostd_domain_bytes_total", "Bytes of those frames." },
+		{ "vhostd_domain_flooded_total",
+		  "Of them, flooded to every member (group address or unknown "
+		  "unicast)." },
+		{ "vhostd_domain_macs", "MAC addresses in the domain." },
+	};
+	unsigned int macs[FDB_DOMS] = { 0 };
+	struct fdb_entry e;
+	unsigned int d, i;
+
+	for (i = 0; i < FDB_SIZE; i++)
+		if (fdb_entry_get(switch_fdb(), i, &e))
+			macs[e.dom]++;
+	for (i = 0; i < ARRAY_SIZE(fam); i++) {
+		ctl_printf(b, "# HELP %s %s\n# TYPE %s %s\n", fam[i].name,
+			   fam[i].help, fam[i].name, i < 3 ? "counter" : "gauge");
+		for (d = 0; d < FDB_DOMS; d++) {
+			uint64_t v[4];
+
+			if (!switch_dom_vid(d))
+				continue;
+			switch_dom_stats(d, &v[0], &v[1], &v[2]);
+			v[3] = macs[d];
+			ctl_printf(b, "%s{vlan=\"%u\"} %llu\n", fam[i].name,
+				   switch_dom_vid(d), (unsigned long long)v[i]);
+		}
+	}
+}
+
+/**
  * ctl_prom_workers() - append the per worker families
  * @b:		reply
  *
@@ -361,6 +404,7 @@ int ctl_cmd_metrics(struct ctl_buf *b, const char *arg)
 		   "vhostd_fdb_capacity %u\n",
 		   fdb_count(switch_fdb()), FDB_SIZE);
 
+	ctl_prom_domains(b);
 	ctl_prom_workers(b);
 	return 0;
 }

@@ -16,14 +16,17 @@
 /**
  * DOC: Theory of Operation
  *
- * Slots.  A slot's @key packs a MAC (low 48 bits), port + 1 (bits 48-62)
- * and a static flag (bit 63) into one word, so an entry appears, moves
- * and disappears with a single atomic store or compare-and-swap: a reader
- * never sees half an entry.  Four kinds of key exist:
+ * Slots.  A slot's @key packs a MAC (low 48 bits), the index of its
+ * bridge domain (bits 48-55), port + 1 (bits 56-62) and a static flag
+ * (bit 63) into one word, so an entry appears, moves and disappears with
+ * a single atomic store or compare-and-swap: a reader never sees half an
+ * entry.  An entry is known by its MAC and domain together (its "id",
+ * bits 0-55): the same MAC may live in two domains, on two ports, as two
+ * entries.  Four kinds of key exist:
  *
  *   0				empty: never used since fdb_init()
  *   FDB_TOMB			deleted: MAC 0, port field 1
- *   MAC | (port+1)<<48		learned ("dynamic"), MAC != 0
+ *   MAC | dom<<48 | (port+1)<<56	learned ("dynamic"), MAC != 0
  *   ... | FDB_STATIC		static: never aged, moved or flushed
  *
  * The all-zero MAC is never learned (it is not a station address), so
@@ -97,14 +100,17 @@
  */
 
 #define FDB_MAC_MASK	((1ULL << 48) - 1)
-#define FDB_PORT_SHIFT	48
-#define FDB_PORT_MASK	0x7fffULL
+#define FDB_DOM_SHIFT	48
+#define FDB_ID_MASK	((1ULL << 56) - 1)	/* MAC and domain */
+#define FDB_PORT_SHIFT	56
+#define FDB_PORT_MASK	0x7fULL
 #define FDB_STATIC	(1ULL << 63)
 #define FDB_TOMB	(1ULL << FDB_PORT_SHIFT)
 #define FDB_RETRIES	8	/* CAS losses before giving up one learn */
 #define FDB_EVICT_RETRY	FDB_LEARN_COUNT	/* fdb_evict(): chain changed */
 
-_Static_assert(FDB_PORTS < FDB_PORT_MASK, "port + 1 must fit in 15 bits");
+_Static_assert(FDB_PORTS < FDB_PORT_MASK, "port + 1 must fit in 7 bits");
+_Static_assert(FDB_DOMS == 256, "a domain index is the 8 bits 48-55");
 
 static uint64_t fdb_seed;
 
@@ -121,8 +127,19 @@ static inline uint64_t fdb_mac_to_key(const uint8_t mac[6])
 }
 
 /**
+ * fdb_id() - what an entry is known by: a MAC in a domain
+ * @dom:	domain index
+ * @mac:	6 bytes, network order
+ * Return: the MAC in bits 0-47, @dom in bits 48-55
+ */
+static inline uint64_t fdb_id(uint8_t dom, const uint8_t mac[6])
+{
+	return fdb_mac_to_key(mac) | (uint64_t)dom << FDB_DOM_SHIFT;
+}
+
+/**
  * fdb_hash() - home slot of a MAC
- * @m:		MAC from fdb_mac_to_key()
+ * @m:		MAC and domain from fdb_id()
  * Return: slot index in [0, FDB_SIZE)
  */
 static inline unsigned int fdb_hash(uint64_t m)
@@ -316,7 +333,7 @@ static void fdb_dedup(struct fdb *f, uint64_t m, unsigned int home,
 		k = fdb_key_load(s);
 		if (!k)
 			return;
-		if ((k & FDB_MAC_MASK) != m)
+		if ((k & FDB_ID_MASK) != m)
 			continue;
 		if (i < pos || fdb_key_static(k)) {
 			/* Someone placed it earlier, or for good: ours is
@@ -354,7 +371,7 @@ static void fdb_static_dedup(struct fdb *f, uint64_t m, unsigned int home,
 
 			if (!k)
 				return;
-			if ((k & FDB_MAC_MASK) != m || fdb_key_static(k) ||
+			if ((k & FDB_ID_MASK) != m || fdb_key_static(k) ||
 			    fdb_del(f, s, k))
 				break;
 		}
@@ -396,7 +413,7 @@ static enum fdb_learn_rc fdb_evict(struct fdb *f, uint64_t m,
 
 		if (!fdb_key_live(k))
 			return FDB_EVICT_RETRY;	/* room now: rescan */
-		if ((k & FDB_MAC_MASK) == m)
+		if ((k & FDB_ID_MASK) == m)
 			return FDB_EVICT_RETRY;	/* learned meanwhile */
 		q = fdb_key_port(k);
 		if (fdb_key_static(k) || q == port || q >= FDB_PORTS)
@@ -433,17 +450,17 @@ static enum fdb_learn_rc fdb_evict(struct fdb *f, uint64_t m,
  * static elsewhere leaves @mac unlearned (frames to it flood, or go to
  * its static port).
  */
-enum fdb_learn_rc fdb_learn(struct fdb *f, const uint8_t mac[6],
+enum fdb_learn_rc fdb_learn(struct fdb *f, uint8_t dom, const uint8_t mac[6],
 			    uint16_t port, uint32_t now)
 {
-	uint64_t m = fdb_mac_to_key(mac), want;
+	uint64_t m = fdb_id(dom, mac), want;
 	enum fdb_learn_rc rc = FDB_LEARN_FULL;
 	unsigned int home, tries, i;
 
 	/* Callers check, but a multicast "source" learned here would
 	 * capture that group's traffic for one port.
 	 */
-	if ((mac[0] & 1) || !m || port >= FDB_PORTS)
+	if ((mac[0] & 1) || !(m & FDB_MAC_MASK) || port >= FDB_PORTS)
 		return FDB_LEARN_IGNORED;
 	want = m | (uint64_t)(port + 1) << FDB_PORT_SHIFT;
 	home = fdb_hash(m);
@@ -467,7 +484,7 @@ enum fdb_learn_rc fdb_learn(struct fdb *f, const uint8_t mac[6],
 					break;
 				continue;
 			}
-			if ((k & FDB_MAC_MASK) != m)
+			if ((k & FDB_ID_MASK) != m)
 				continue;
 
 			if (k == want) {
@@ -530,12 +547,12 @@ retry:
  *
  * Context: any thread, lock-free.
  */
-uint16_t fdb_lookup(const struct fdb *f, const uint8_t mac[6])
+uint16_t fdb_lookup(const struct fdb *f, uint8_t dom, const uint8_t mac[6])
 {
-	uint64_t m = fdb_mac_to_key(mac);
+	uint64_t m = fdb_id(dom, mac);
 	unsigned int home, i;
 
-	if (!m)
+	if (!(m & FDB_MAC_MASK))
 		return FDB_NO_PORT;
 	home = fdb_hash(m);
 	for (i = 0; i < FDB_PROBE; i++) {
@@ -544,7 +561,7 @@ uint16_t fdb_lookup(const struct fdb *f, const uint8_t mac[6])
 
 		if (!k)
 			break;
-		if ((k & FDB_MAC_MASK) == m)
+		if ((k & FDB_ID_MASK) == m)
 			return fdb_key_port(k);
 	}
 	return FDB_NO_PORT;
@@ -563,12 +580,13 @@ uint16_t fdb_lookup(const struct fdb *f, const uint8_t mac[6])
  *	   on another port), -ENOSPC (chain full of static entries or busy)
  * Context: control thread.
  */
-int fdb_static_add(struct fdb *f, const uint8_t mac[6], uint16_t port)
+int fdb_static_add(struct fdb *f, uint8_t dom, const uint8_t mac[6],
+		   uint16_t port)
 {
-	uint64_t m = fdb_mac_to_key(mac), want;
+	uint64_t m = fdb_id(dom, mac), want;
 	unsigned int home, tries, i;
 
-	if ((mac[0] & 1) || !m || port >= FDB_PORTS)
+	if ((mac[0] & 1) || !(m & FDB_MAC_MASK) || port >= FDB_PORTS)
 		return -EINVAL;
 	want = m | (uint64_t)(port + 1) << FDB_PORT_SHIFT | FDB_STATIC;
 	home = fdb_hash(m);
@@ -592,7 +610,7 @@ int fdb_static_add(struct fdb *f, const uint8_t mac[6], uint16_t port)
 					break;
 				continue;
 			}
-			if ((k & FDB_MAC_MASK) != m) {
+			if ((k & FDB_ID_MASK) != m) {
 				if (!evict && !fdb_key_static(k)) {
 					evict = s;
 					evict_key = k;
@@ -641,12 +659,13 @@ retry:
  * Return: 0, or -ENOENT if there was none
  * Context: control thread (port removed).
  */
-int fdb_static_del(struct fdb *f, const uint8_t mac[6], uint16_t port)
+int fdb_static_del(struct fdb *f, uint8_t dom, const uint8_t mac[6],
+		   uint16_t port)
 {
-	uint64_t m = fdb_mac_to_key(mac), want;
+	uint64_t m = fdb_id(dom, mac), want;
 	unsigned int home, i;
 
-	if (!m || port >= FDB_PORTS)
+	if (!(m & FDB_MAC_MASK) || port >= FDB_PORTS)
 		return -ENOENT;
 	want = m | (uint64_t)(port + 1) << FDB_PORT_SHIFT | FDB_STATIC;
 	home = fdb_hash(m);
@@ -685,7 +704,7 @@ unsigned int fdb_age(struct fdb *f, uint32_t now)
 		if (!fdb_key_live(k))
 			continue;
 		if (fdb_key_static(k)) {
-			uint64_t m = k & FDB_MAC_MASK;
+			uint64_t m = k & FDB_ID_MASK;
 			unsigned int home = fdb_hash(m);
 
 			fdb_static_dedup(f, m, home,
@@ -727,9 +746,64 @@ unsigned int fdb_flush_port(struct fdb *f, uint16_t port)
 		uint64_t k = fdb_key_load(s);
 
 		/* The port field with the static bit clear: learned only. */
-		if (!fdb_key_live(k) || (k & ~FDB_MAC_MASK) != field)
+		if (!fdb_key_live(k) || (k & ~FDB_ID_MASK) != field)
 			continue;
 		if (fdb_del(f, s, k))
+			n++;
+	}
+	return n;
+}
+
+/**
+ * fdb_flush_port_static() - forget the static entries of @port
+ * @f:		table
+ * @port:	port index
+ * Return: entries removed
+ *
+ * Context: control thread, the port removed (its learned entries go with
+ * fdb_flush_port()).
+ */
+unsigned int fdb_flush_port_static(struct fdb *f, uint16_t port)
+{
+	uint64_t field = (uint64_t)(port + 1) << FDB_PORT_SHIFT | FDB_STATIC;
+	unsigned int i, n = 0;
+
+	if (port >= FDB_PORTS)
+		return 0;
+	for (i = 0; i < FDB_SIZE; i++) {
+		struct fdb_slot *s = &f->slots[i];
+		uint64_t k = fdb_key_load(s);
+
+		/* Only the control thread writes static keys. */
+		if (fdb_key_live(k) && (k & ~FDB_ID_MASK) == field &&
+		    fdb_key_cas(s, k, FDB_TOMB))
+			n++;
+	}
+	return n;
+}
+
+/**
+ * fdb_flush_dom() - forget every entry of domain @dom, static ones too
+ * @f:		table
+ * @dom:	domain index
+ * Return: entries removed
+ *
+ * Context: control thread, the domain's last port gone (a learner may
+ * still race it only if a port of @dom still forwards: callers quiesce).
+ */
+unsigned int fdb_flush_dom(struct fdb *f, uint8_t dom)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < FDB_SIZE; i++) {
+		struct fdb_slot *s = &f->slots[i];
+		uint64_t k = fdb_key_load(s);
+
+		if (!fdb_key_live(k) ||
+		    (uint8_t)(k >> FDB_DOM_SHIFT) != dom)
+			continue;
+		if (fdb_key_static(k) ? fdb_key_cas(s, k, FDB_TOMB) :
+		    fdb_del(f, s, k))
 			n++;
 	}
 	return n;
@@ -772,6 +846,7 @@ bool fdb_entry_get(const struct fdb *f, unsigned int i, struct fdb_entry *e)
 		return false;
 	for (b = 0; b < 6; b++)
 		e->mac[b] = (uint8_t)(k >> (40 - 8 * b));
+	e->dom = (uint8_t)(k >> FDB_DOM_SHIFT);
 	e->port = fdb_key_port(k);
 	e->is_static = fdb_key_static(k);
 	e->seen = e->is_static ? 0 :

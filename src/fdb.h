@@ -23,11 +23,12 @@
 #define FDB_PROBE	16	/* linear probe limit */
 #define FDB_PORTS	64	/* port indexes with a quota: 0..FDB_PORTS-1 */
 #define FDB_NO_PORT	0xffff
+#define FDB_DOMS	256	/* bridge domain indexes: 0..FDB_DOMS-1 */
 
 /**
  * struct fdb_slot - one entry
- * @key:	MAC in the low 48 bits, port + 1 in bits 48-62 (0 = empty),
- *		bit 63 set for a static entry
+ * @key:	MAC in the low 48 bits, domain index in bits 48-55, port + 1
+ *		in bits 56-62 (0 = empty), bit 63 set for a static entry
  * @seen:	now_s() when last learned
  */
 struct fdb_slot {
@@ -86,12 +87,14 @@ enum fdb_learn_rc {
 /**
  * struct fdb_entry - one live entry, as fdb_entry_get() reads it
  * @mac:	station address
+ * @dom:	bridge domain index (the switch maps it to a VLAN)
  * @port:	port index
  * @is_static:	static (fdb_static_add()), never ages or moves
  * @seen:	now_s() when last learned (0 for static entries)
  */
 struct fdb_entry {
 	uint8_t mac[6];
+	uint8_t dom;
 	uint16_t port;
 	bool is_static;
 	uint32_t seen;
@@ -102,31 +105,42 @@ struct fdb_entry {
  *			quota FDB_SIZE (no limit).
  * fdb_set_max()	@port may own at most @max learned entries.
  * fdb_port_macs()	learned entries @port owns now.
- * fdb_learn()		@mac (unicast source) was seen on @port at @now.
+ * Entries are per bridge domain (@dom, an index the switch maps to a VLAN):
+ * learning, lookup and static entries take it, ageing and flushing a port
+ * cover every domain.
+ *
+ * fdb_learn()		@mac (unicast source) was seen in @dom on @port at @now.
  *			Moves the entry if it was elsewhere (unless static
  *			there, or @port is at its quota).  Full chain: an
  *			entry of a port at its quota is replaced, or @mac
  *			is not learned (frames to it flood).
- * fdb_lookup()		port for @mac, or FDB_NO_PORT.
- * fdb_static_add()	@mac lives on @port for good (control thread).
+ * fdb_lookup()		port for @mac in @dom, or FDB_NO_PORT.
+ * fdb_static_add()	@mac lives in @dom on @port for good (control thread).
  * fdb_static_del()	undo fdb_static_add() (control thread).
  * fdb_age()		remove learned entries older than age_s at @now;
  *			returns how many were removed (control thread).
  * fdb_flush_port()	remove every learned entry pointing to @port (port
  *			removed or its guest reconnected); static ones stay.
+ * fdb_flush_port_static() remove @port's static entries (port removed).
+ * fdb_flush_dom()	remove every entry of domain @dom, static ones too
+ *			(its last port removed).
  * fdb_count()		entries in use.
  * fdb_entry_get()	slot @i, if it holds an entry (for listings).
  */
 void fdb_init(struct fdb *f, uint32_t age_s);
 void fdb_set_max(struct fdb *f, uint16_t port, uint32_t max);
 unsigned int fdb_port_macs(const struct fdb *f, uint16_t port);
-enum fdb_learn_rc fdb_learn(struct fdb *f, const uint8_t mac[6],
+enum fdb_learn_rc fdb_learn(struct fdb *f, uint8_t dom, const uint8_t mac[6],
 			    uint16_t port, uint32_t now);
-uint16_t fdb_lookup(const struct fdb *f, const uint8_t mac[6]);
-int fdb_static_add(struct fdb *f, const uint8_t mac[6], uint16_t port);
-int fdb_static_del(struct fdb *f, const uint8_t mac[6], uint16_t port);
+uint16_t fdb_lookup(const struct fdb *f, uint8_t dom, const uint8_t mac[6]);
+int fdb_static_add(struct fdb *f, uint8_t dom, const uint8_t mac[6],
+		   uint16_t port);
+int fdb_static_del(struct fdb *f, uint8_t dom, const uint8_t mac[6],
+		   uint16_t port);
 unsigned int fdb_age(struct fdb *f, uint32_t now);
 unsigned int fdb_flush_port(struct fdb *f, uint16_t port);
+unsigned int fdb_flush_port_static(struct fdb *f, uint16_t port);
+unsigned int fdb_flush_dom(struct fdb *f, uint8_t dom);
 unsigned int fdb_count(const struct fdb *f);
 bool fdb_entry_get(const struct fdb *f, unsigned int i, struct fdb_entry *e);
 

@@ -48,7 +48,7 @@
 #include "util.h"
 
 #define STATE_MAGIC	"VHSTATE\n"
-#define STATE_VERSION	1
+#define STATE_VERSION	2
 #define STATE_NCTR	(sizeof(struct port_stats) / sizeof(uint64_t))
 #define STATE_PORTS	CONF_PORTS_MAX
 #define STATE_MACS	FDB_SIZE
@@ -90,10 +90,12 @@ struct state_port {
  * struct state_mac - one learned MAC
  * @mac:	station address
  * @port:	index into the copy's port array
+ * @vid:	the VLAN of its bridge domain
  */
 struct state_mac {
 	uint8_t mac[6];
 	uint16_t port;
+	uint16_t vid;
 };
 
 #define STATE_BODY_MAX	(STATE_PORTS * sizeof(struct state_port) + \
@@ -269,7 +271,7 @@ int state_restore(void)
 	const struct state_port *sp;
 	const struct state_mac *sm;
 	struct port *live[STATE_PORTS];
-	unsigned int i, k, nports = 0, macs = 0, skipped = 0;
+	unsigned int i, k, dom, nports = 0, macs = 0, skipped = 0;
 	struct state_hdr h = { 0 };
 	uint32_t now = now_s();
 	long long age;
@@ -323,8 +325,11 @@ int state_restore(void)
 			skipped++;
 			continue;
 		}
-		if (fdb_learn(switch_fdb(), m.mac, (uint16_t)live[m.port]->idx,
-			      now) == FDB_LEARN_OK)
+		/* Only into the domain the port is in now. */
+		dom = switch_port_dom(live[m.port]->idx);
+		if (switch_dom_vid(dom) == m.vid &&
+		    fdb_learn(switch_fdb(), (uint8_t)dom, m.mac,
+			      (uint16_t)live[m.port]->idx, now) == FDB_LEARN_OK)
 			macs++;
 		else
 			skipped++;
@@ -381,6 +386,7 @@ int state_save(void)
 			continue;
 		memcpy(sm[h.nmacs].mac, e.mac, 6);
 		sm[h.nmacs].port = map[e.port];
+		sm[h.nmacs].vid = (uint16_t)switch_dom_vid(e.dom);
 		h.nmacs++;
 	}
 	memcpy(h.magic, STATE_MAGIC, sizeof(h.magic));

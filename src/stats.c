@@ -29,9 +29,11 @@ const char *const stats_drop_names[STATS_DROP_COUNT] = {
 	[STATS_DROP_SPOOFED]	= "spoofed",
 	[STATS_DROP_STORM]	= "storm",
 	[STATS_DROP_RATE]	= "rate",
+	[STATS_DROP_VLAN]	= "vlan",
+	[STATS_DROP_ISOLATED]	= "isolated",
 };
 
-_Static_assert(STATS_DROP_RATE + 1 == STATS_DROP_COUNT,
+_Static_assert(STATS_DROP_ISOLATED + 1 == STATS_DROP_COUNT,
 	       "a new drop reason needs a name in stats_drop_names[]");
 
 /* Indexed by enum stats_direct; same rules as stats_drop_names[]. */

@@ -35,6 +35,10 @@ extern __thread unsigned int stats_slot;
  * @STATS_DROP_STORM:		flooded frame (broadcast, multicast, unknown
  *				unicast) beyond the source port's flood-rate
  * @STATS_DROP_RATE:		over the destination's tx-rate= limit
+ * @STATS_DROP_VLAN:		carries a VLAN tag the port may not send
+ *				(tagged=off), or a reserved VLAN (4095)
+ * @STATS_DROP_ISOLATED:	from an isolated port to another isolated
+ *				port (isolated=)
  * @STATS_DROP_COUNT:		number of reasons
  */
 enum stats_drop {
@@ -48,6 +52,8 @@ enum stats_drop {
 	STATS_DROP_SPOOFED,
 	STATS_DROP_STORM,
 	STATS_DROP_RATE,
+	STATS_DROP_VLAN,
+	STATS_DROP_ISOLATED,
 	STATS_DROP_COUNT,
 };
 
@@ -161,7 +167,7 @@ struct port_stats {
 	uint64_t polls;
 	uint64_t connects;
 	uint64_t type[10];
-	uint64_t spare[5];
+	uint64_t spare[3];
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
 /* @spare ends the struct: every other word is a counter, described. */

@@ -24,6 +24,19 @@
  * the source; known unicast goes to its port; a frame whose destination
  * sits on its own source port is filtered (no hairpin).
  *
+ * Bridge domains keep tenants apart.  Every port is in one domain, named
+ * by its VLAN (vlan=, default 1): MACs are learned and looked up per
+ * (domain, MAC), so the same MAC may live in two domains, and floods reach
+ * the members of the source's domain only.  A domain is an index into
+ * @doms (at most FDB_DOMS in use, the FDB keys carry it) with a bitmask of
+ * its member ports, so a flood is one AND and a walk over the set bits.
+ * An isolated port (isolated=on) reaches only the non-isolated members of
+ * its domain (private VLAN "isolated"): its floods skip the isolated ones,
+ * its unicast to one is dropped (drops.isolated).  A port with vlan= given
+ * refuses frames that carry a VLAN tag (drops.vlan) unless tagged=on; one
+ * without is in the default domain and carries its peer's tags as payload,
+ * as vhostd did before domains.
+ *
  * L2 isolation, so that no guest can take another's traffic or drown it:
  *
  * - A port locked to a MAC (mac= port key) drops every frame from another
@@ -66,6 +79,9 @@ _Static_assert(SWITCH_PORTS_MAX <= FDB_PORTS,
  * @rate:	rx= and tx= rate limits (rate.h), indexed by enum rate_dir
  * @hold_ns:	the port's sources get no turn before this (clock, ns; 0:
  *		none): it sent into a tx= limit past its tolerance
+ * @dom:	index of its bridge domain in struct switch_ctx @doms
+ * @isolated:	isolated=on
+ * @tagged:	frames with a VLAN tag are taken from it (tagged=)
  *
  * Written by the control thread before the port is in use; then only
  * @storm and @rate change (atomically, storm.h, rate.h; @rate's settings
@@ -77,7 +93,42 @@ struct switch_l2 {
 	uint64_t hold_ns;
 	uint8_t mac[ETH_ALEN];
 	bool locked;
+	uint8_t dom;
+	bool isolated;
+	bool tagged;
 };
+
+#define SWITCH_VID_MAX	4095	/* 802.1Q: 1-4094 name VLANs */
+#define SWITCH_DOM_NONE	0xffff
+
+/**
+ * struct switch_dom - one bridge domain
+ * @vid:	its VLAN, 0 while the slot is free
+ * @refs:	ports in it (control thread)
+ * @members:	bit i set: port i is in it.  Written by the control thread
+ *		before the port goes up and after it went down; read by
+ *		workers (relaxed: a port not up is skipped anyway)
+ */
+struct switch_dom {
+	uint16_t vid;
+	uint16_t refs;
+	uint64_t members;
+};
+
+/**
+ * struct switch_dom_ctr - one domain's counters, one copy per counting
+ *			   thread (stats.h's slots)
+ * @frames:	frames forwarded in it (accepted from a member)
+ * @bytes:	their bytes
+ * @flooded:	of them, flooded (group address or unknown unicast)
+ */
+struct switch_dom_ctr {
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t flooded;
+};
+
+_Static_assert(SWITCH_PORTS_MAX <= 64, "a domain's members are a uint64_t");
 
 /**
  * struct switch_ctx - the switch
@@ -88,6 +139,11 @@ struct switch_l2 {
  * @spec:	the spec each port was made from, indexed like @ports, for
  *		ctl's checks of a port added at run time (portctl.c);
  *		control thread only
+ * @doms:	bridge domains, by index
+ * @vid_dom:	the domain index of each VLAN, SWITCH_DOM_NONE if unused
+ *		(control thread)
+ * @isolated:	bit i set: port i is isolated (read by workers, relaxed)
+ * @dom_ctr:	per-domain counters, [stats slot][domain index]
  */
 static struct switch_ctx {
 	struct port ports[SWITCH_PORTS_MAX];
@@ -95,6 +151,10 @@ static struct switch_ctx {
 	struct fdb fdb;
 	struct switch_l2 l2[SWITCH_PORTS_MAX];
 	struct port_spec spec[SWITCH_PORTS_MAX];
+	struct switch_dom doms[FDB_DOMS];
+	uint16_t vid_dom[SWITCH_VID_MAX + 1];
+	uint64_t isolated;
+	struct switch_dom_ctr dom_ctr[STATS_SLOTS][FDB_DOMS];
 } sw;
 
 /**
@@ -127,24 +187,87 @@ void switch_init(uint32_t age_s)
 
 	memset(&sw.ports, 0, sizeof(sw.ports));
 	memset(&sw.l2, 0, sizeof(sw.l2));
+	memset(&sw.doms, 0, sizeof(sw.doms));
+	memset(&sw.dom_ctr, 0, sizeof(sw.dom_ctr));
 	for (i = 0; i < SWITCH_PORTS_MAX; i++)
 		sw.ports[i].idx = i;
+	for (i = 0; i <= SWITCH_VID_MAX; i++)
+		sw.vid_dom[i] = SWITCH_DOM_NONE;
+	sw.isolated = 0;
 	sw.nports = 0;
 	__atomic_store_n(&switch_clock_s, now_s(), __ATOMIC_RELAXED);
 	fdb_init(&sw.fdb, age_s);
 }
 
 /**
- * switch_l2_init() - a new port's isolation settings and storm budget
- * @idx:	port index
- * @spec:	its spec (max-macs, mac, flood-rate, flood-burst)
+ * switch_dom_get() - the domain of VLAN @vid, made if it is new
+ * @vid:	1-4094
  *
- * Return: 0 or -errno from fdb_static_add()
+ * A new domain starts with no entries: its index's old ones went when
+ * its last port did (switch_dom_put()).
+ *
+ * Return: its index with one more reference, or -ENOSPC (FDB_DOMS VLANs
+ *	   in use already), -EINVAL (@vid out of range)
+ * Context: control thread
+ */
+static int switch_dom_get(unsigned int vid)
+{
+	unsigned int i, k;
+
+	if (!vid || vid >= SWITCH_VID_MAX)
+		return -EINVAL;
+	if (sw.vid_dom[vid] != SWITCH_DOM_NONE) {
+		sw.doms[sw.vid_dom[vid]].refs++;
+		return sw.vid_dom[vid];
+	}
+	for (i = 0; i < FDB_DOMS; i++) {
+		if (sw.doms[i].vid)
+			continue;
+		sw.doms[i].vid = (uint16_t)vid;
+		sw.doms[i].refs = 1;
+		sw.vid_dom[vid] = (uint16_t)i;
+		for (k = 0; k < STATS_SLOTS; k++)
+			memset(&sw.dom_ctr[k][i], 0, sizeof(sw.dom_ctr[k][i]));
+		return (int)i;
+	}
+	return -ENOSPC;
+}
+
+/**
+ * switch_dom_put() - a port leaves domain @dom; the last one frees it
+ * @dom:	domain index
+ *
+ * Its entries go with it (static ones included: a port of another VLAN
+ * may take the index next).  No worker looks the domain up any more: its
+ * ports are all out of forwarding and quiesced.
+ *
+ * Context: control thread
+ */
+static void switch_dom_put(unsigned int dom)
+{
+	struct switch_dom *d = &sw.doms[dom];
+
+	if (!d->vid || --d->refs)
+		return;
+	fdb_flush_dom(&sw.fdb, (uint8_t)dom);
+	sw.vid_dom[d->vid] = SWITCH_DOM_NONE;
+	d->vid = 0;
+}
+
+/**
+ * switch_l2_init() - a new port's domain, isolation settings and storm
+ *		      budget
+ * @idx:	port index
+ * @spec:	its spec (vlan, isolated, tagged, max-macs, mac, flood-rate,
+ *		flood-burst)
+ *
+ * Return: 0 or -errno from switch_dom_get() or fdb_static_add()
  * Context: control thread, before the port is in use
  */
 static int switch_l2_init(unsigned int idx, const struct port_spec *spec)
 {
 	struct switch_l2 *l2 = &sw.l2[idx];
+	int dom, rc;
 
 	storm_init(&l2->storm, spec->flood_rate, spec->flood_burst,
 		   switch_clock_ns());
@@ -153,15 +276,31 @@ static int switch_l2_init(unsigned int idx, const struct port_spec *spec)
 	rate_set(&l2->rate[RATE_RX], spec->rx_rate, spec->rx_burst, now_ns());
 	__atomic_store_n(&l2->hold_ns, 0, __ATOMIC_RELAXED);
 	rate_set(&l2->rate[RATE_TX], spec->tx_rate, spec->tx_burst, now_ns());
+	dom = switch_dom_get(spec->vlan ? spec->vlan : PORT_VLAN_DEFAULT);
+	if (dom < 0)
+		return dom;
+	l2->dom = (uint8_t)dom;
+	l2->isolated = spec->isolated;
+	l2->tagged = spec->tagged;
 	l2->locked = spec->has_mac;
 	memcpy(l2->mac, spec->mac, ETH_ALEN);
-	if (!l2->locked)
-		return 0;
-	return fdb_static_add(&sw.fdb, l2->mac, (uint16_t)idx);
+	if (l2->locked) {
+		rc = fdb_static_add(&sw.fdb, l2->dom, l2->mac, (uint16_t)idx);
+		if (rc < 0) {
+			l2->locked = false;
+			switch_dom_put(l2->dom);
+			return rc;
+		}
+	}
+	__atomic_fetch_or(&sw.doms[dom].members, 1ULL << idx,
+			  __ATOMIC_RELAXED);
+	if (l2->isolated)
+		__atomic_fetch_or(&sw.isolated, 1ULL << idx, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /**
- * switch_l2_fini() - undo switch_l2_init() (the static entry)
+ * switch_l2_fini() - undo switch_l2_init() (domain, static entries)
  * @idx:	port index
  * Context: control thread
  */
@@ -169,9 +308,13 @@ static void switch_l2_fini(unsigned int idx)
 {
 	struct switch_l2 *l2 = &sw.l2[idx];
 
-	if (l2->locked)
-		fdb_static_del(&sw.fdb, l2->mac, (uint16_t)idx);
+	__atomic_fetch_and(&sw.doms[l2->dom].members, ~(1ULL << idx),
+			   __ATOMIC_RELAXED);
+	__atomic_fetch_and(&sw.isolated, ~(1ULL << idx), __ATOMIC_RELAXED);
+	/* The lock and every static entry vhostctl gave the port. */
+	fdb_flush_port_static(&sw.fdb, (uint16_t)idx);
 	l2->locked = false;
+	switch_dom_put(l2->dom);
 }
 
 /**
@@ -394,6 +537,13 @@ static bool eth_is_zero(const uint8_t *mac)
 	return !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]);
 }
 
+/* An 802.1Q tag (or an 802.1ad service tag) follows the MACs. */
+static inline bool eth_is_tagged(const struct ethhdr *eth)
+{
+	return eth->h_proto == htons(ETH_P_8021Q) ||
+	       eth->h_proto == htons(ETH_P_8021AD);
+}
+
 /**
  * switch_learn() - learn @mac on @src, counting a refusal
  * @src:	port the frame came from
@@ -411,8 +561,8 @@ void switch_learn(struct port *src, const uint8_t *mac, uint32_t now)
 		[FDB_LEARN_LOCKED]	= STATS_LEARN_LOCKED,
 		[FDB_LEARN_FULL]	= STATS_LEARN_FULL,
 	};
-	enum fdb_learn_rc rc = fdb_learn(&sw.fdb, mac, (uint16_t)src->idx,
-					 now);
+	enum fdb_learn_rc rc = fdb_learn(&sw.fdb, sw.l2[src->idx].dom, mac,
+					 (uint16_t)src->idx, now);
 
 	if (unlikely(why[rc] >= 0))
 		stats_add(&port_ctr(src)->learn_refused[why[rc]], 1);
@@ -561,10 +711,23 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 	uint16_t last_to = FDB_NO_PORT;
 	uint32_t now = switch_now_s();
 	unsigned int i, d, tokens = 0, spoofed = 0, storm = 0;
+	unsigned int vlan = 0, isolated = 0, fwd = 0, flooded = 0;
+	uint8_t dom = l2->dom;
+	uint64_t iso = __atomic_load_n(&sw.isolated, __ATOMIC_RELAXED);
+	uint64_t flood, bytes = 0;
 	bool src_ok = true, took = false;
 
 	if (n > SWITCH_BURST)
 		n = SWITCH_BURST;
+	/* Who a flood from @src reaches: its domain, not itself, and no
+	 * isolated port if it is one.
+	 */
+	flood = __atomic_load_n(&sw.doms[dom].members, __ATOMIC_RELAXED) &
+		~(1ULL << sidx);
+	if (unlikely(l2->isolated))
+		flood &= ~iso;
+	else
+		iso = 0;
 	memset(cnt, 0, sizeof(cnt[0]) * nports);
 	capture_burst(sidx, CAPTURE_RX, pkts, n);
 
@@ -572,8 +735,13 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		struct pkt *pkt = pkts[i];
 		const uint8_t *dst = pkt->eth.h_dest;
 		const uint8_t *smac = pkt->eth.h_source;
+		uint64_t m;
 		uint16_t to;
 
+		if (unlikely(!l2->tagged) && unlikely(eth_is_tagged(&pkt->eth))) {
+			vlan++;
+			continue;
+		}
 		/* A burst is mostly one flow: the source is checked and
 		 * the table consulted once per new source and destination.
 		 */
@@ -588,7 +756,7 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 
 		if (!eth_is_group(dst)) {
 			if (!last_dst || memcmp(dst, last_dst, ETH_ALEN)) {
-				last_to = fdb_lookup(&sw.fdb, dst);
+				last_to = fdb_lookup(&sw.fdb, dom, dst);
 				last_dst = dst;
 			}
 			to = last_to;
@@ -597,6 +765,12 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 			if (to < nports) {
 				struct port *p = &sw.ports[to];
 
+				if (unlikely(iso & 1ULL << to)) {
+					isolated++;
+					continue;
+				}
+				fwd++;
+				bytes += pkt->len;
 				if (switch_port_is_up(p))
 					out[to][cnt[to]++] = pkt;
 				else
@@ -621,8 +795,12 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 			}
 			tokens--;
 		}
-		for (d = 0; d < nports; d++) {
-			if (d == sidx || !switch_port_is_up(&sw.ports[d]))
+		fwd++;
+		flooded++;
+		bytes += pkt->len;
+		for (m = flood; m; m &= m - 1) {
+			d = (unsigned int)__builtin_ctzll(m);
+			if (d >= nports || !switch_port_is_up(&sw.ports[d]))
 				continue;
 			out[d][cnt[d]++] = pkt;
 		}
@@ -647,6 +825,18 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		stats_add(&port_ctr(src)->drops[STATS_DROP_SPOOFED], spoofed);
 	if (unlikely(storm))
 		stats_add(&port_ctr(src)->drops[STATS_DROP_STORM], storm);
+	if (unlikely(vlan))
+		stats_add(&port_ctr(src)->drops[STATS_DROP_VLAN], vlan);
+	if (unlikely(isolated))
+		stats_add(&port_ctr(src)->drops[STATS_DROP_ISOLATED], isolated);
+	if (fwd) {
+		struct switch_dom_ctr *dc = &sw.dom_ctr[stats_slot][dom];
+
+		stats_add(&dc->frames, fwd);
+		stats_add(&dc->bytes, bytes);
+		if (flooded)
+			stats_add(&dc->flooded, flooded);
+	}
 }
 
 /**
@@ -674,9 +864,11 @@ enum switch_lend_stop {
  *
  * What switch_forward() would decide, on vhostd's own copy of the header:
  * a group address floods, and the kernel's steering is a snapshot of the
- * MAC table, which may have moved or aged the entry since.  A frame from
- * a port locked to a MAC that is not its lock MAC goes to
- * switch_forward() too, which drops it as spoofed.
+ * MAC table, which may have moved or aged the entry since.  The lookup is
+ * in the reader's domain: a MAC of another domain is not @dst's here.  A
+ * frame from a port locked to a MAC that is not its lock MAC goes to
+ * switch_forward() too, which drops it as spoofed; so do a tagged frame
+ * the reader may not send and one between two isolated ports.
  *
  * Return: -1 if it may stay, else STATS_DIRECT_STEER
  */
@@ -686,10 +878,14 @@ static inline int switch_lend_steer(const struct port *dst,
 {
 	const uint8_t *d = pkt->eth.h_dest;
 
-	if (eth_is_group(d) || fdb_lookup(&sw.fdb, d) != dst->idx)
+	if (eth_is_group(d) || fdb_lookup(&sw.fdb, l2->dom, d) != dst->idx)
 		return STATS_DIRECT_STEER;
 	if (unlikely(l2->locked) &&
 	    memcmp(pkt->eth.h_source, l2->mac, ETH_ALEN))
+		return STATS_DIRECT_STEER;
+	if (unlikely(!l2->tagged) && unlikely(eth_is_tagged(&pkt->eth)))
+		return STATS_DIRECT_STEER;
+	if (unlikely(l2->isolated) && sw.l2[dst->idx].isolated)
 		return STATS_DIRECT_STEER;
 	return -1;
 }
@@ -824,9 +1020,13 @@ static enum switch_lend_stop switch_lend_some(struct port *src,
 		stats_add(&port_ctr(src)->rx_bytes, pkt->len);
 	}
 	if (l->sent) {
+		struct switch_dom_ctr *dc = &sw.dom_ctr[stats_slot][l2->dom];
+
 		stats_add(&port_ctr(src)->rx_packets, l->sent);
 		stats_add(&port_ctr(src)->rx_bytes, l->bytes);
 		stats_add(&port_ctr(src)->direct_packets, l->sent);
+		stats_add(&dc->frames, l->sent);
+		stats_add(&dc->bytes, l->bytes);
 	}
 	if (runts)
 		stats_add(&port_ctr(src)->drops[STATS_DROP_RUNT], runts);
@@ -899,7 +1099,139 @@ unsigned int switch_lend_rx(struct port *src, struct port_reader *rd,
 }
 
 /**
+ * switch_dom_vid() - the VLAN of domain index @dom
+ * @dom:	domain index (struct fdb_entry @dom)
+ * Return: 1-4094, or 0 if no domain has the index
+ */
+unsigned int switch_dom_vid(unsigned int dom)
+{
+	return dom < FDB_DOMS ? sw.doms[dom].vid : 0;
+}
+
+/**
+ * switch_vid_dom() - the domain index of VLAN @vid
+ * @vid:	VLAN
+ * Return: the index, or -ENOENT if no port is in that VLAN
+ * Context: control thread
+ */
+int switch_vid_dom(unsigned int vid)
+{
+	if (vid > SWITCH_VID_MAX || sw.vid_dom[vid] == SWITCH_DOM_NONE)
+		return -ENOENT;
+	return sw.vid_dom[vid];
+}
+
+/**
+ * switch_dom_stats() - one domain's counters, summed over the threads
+ * @dom:	domain index
+ * @frames:	out: frames forwarded in it
+ * @bytes:	out: their bytes
+ * @flooded:	out: of them, flooded
+ */
+void switch_dom_stats(unsigned int dom, uint64_t *frames, uint64_t *bytes,
+		      uint64_t *flooded)
+{
+	unsigned int k;
+
+	*frames = *bytes = *flooded = 0;
+	if (dom >= FDB_DOMS)
+		return;
+	for (k = 0; k < STATS_SLOTS; k++) {
+		const struct switch_dom_ctr *c = &sw.dom_ctr[k][dom];
+
+		*frames += __atomic_load_n(&c->frames, __ATOMIC_RELAXED);
+		*bytes += __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+		*flooded += __atomic_load_n(&c->flooded, __ATOMIC_RELAXED);
+	}
+}
+
+/**
+ * switch_dom_members() - the ports of domain @dom
+ * @dom:	domain index
+ * Return: bit i set for port i
+ */
+uint64_t switch_dom_members(unsigned int dom)
+{
+	return dom < FDB_DOMS ?
+	       __atomic_load_n(&sw.doms[dom].members, __ATOMIC_RELAXED) : 0;
+}
+
+/**
+ * switch_port_dom() - the domain index of port @idx
+ * @idx:	port index, in use
+ * Return: its domain index
+ */
+unsigned int switch_port_dom(unsigned int idx)
+{
+	return idx < SWITCH_PORTS_MAX ? sw.l2[idx].dom : 0;
+}
+
+/**
+ * switch_static_add() - a static MAC table entry (vhostctl fdb add)
+ * @vid:	the VLAN of its domain
+ * @mac:	unicast station address
+ * @idx:	port, in use and in that domain
+ *
+ * Return: 0, -ENOENT (no port in VLAN @vid), -EXDEV (@idx is not in it),
+ *	   -EEXIST (static there already, on another port) or -ENOSPC
+ * Context: control thread
+ */
+int switch_static_add(unsigned int vid, const uint8_t *mac, unsigned int idx)
+{
+	int dom = switch_vid_dom(vid);
+
+	if (dom < 0)
+		return dom;
+	if (!switch_port(idx) || sw.l2[idx].dom != dom)
+		return -EXDEV;
+	return fdb_static_add(&sw.fdb, (uint8_t)dom, mac, (uint16_t)idx);
+}
+
+/**
+ * switch_static_del() - undo switch_static_add()
+ * @vid:	VLAN
+ * @mac:	address
+ * @idx:	port
+ *
+ * A port's MAC lock (mac=) is not vhostctl's to remove: -EPERM.
+ *
+ * Return: 0, -ENOENT or -EPERM
+ * Context: control thread
+ */
+int switch_static_del(unsigned int vid, const uint8_t *mac, unsigned int idx)
+{
+	int dom = switch_vid_dom(vid);
+
+	if (dom < 0 || !switch_port(idx))
+		return -ENOENT;
+	if (sw.l2[idx].locked && !memcmp(sw.l2[idx].mac, mac, ETH_ALEN))
+		return -EPERM;
+	return fdb_static_del(&sw.fdb, (uint8_t)dom, mac, (uint16_t)idx);
+}
+
+/**
+ * switch_reaches() - may frames from @src be delivered to port @dst
+ * @src:	source port
+ * @dst:	destination index
+ *
+ * Return: true if @dst is another port of @src's domain, and not both
+ *	   are isolated
+ */
+bool switch_reaches(const struct port *src, unsigned int dst)
+{
+	const struct switch_l2 *l2 = &sw.l2[src->idx];
+
+	if (dst >= SWITCH_PORTS_MAX || dst == src->idx ||
+	    !(__atomic_load_n(&sw.doms[l2->dom].members, __ATOMIC_RELAXED) &
+	      1ULL << dst))
+		return false;
+	return !(l2->isolated && sw.l2[dst].isolated);
+}
+
+/**
  * switch_lenders() - the ports that can lend RX buffers (port_host)
+ * @src:	the asking reader's port: only ports its frames may reach
+ *		(its domain, isolation) are listed
  * @src_feat:	offloads of the asking reader, for each port's lend_ok
  * @out:	filled in, index order
  * @max:	room in @out
@@ -907,15 +1239,15 @@ unsigned int switch_lend_rx(struct port *src, struct port_reader *rd,
  * Return: entries in @out
  * Context: control thread
  */
-unsigned int switch_lenders(uint64_t src_feat, struct port_lender *out,
-			    unsigned int max)
+unsigned int switch_lenders(const struct port *src, uint64_t src_feat,
+			    struct port_lender *out, unsigned int max)
 {
 	unsigned int i, n = 0, np = switch_port_count();
 
 	for (i = 0; i < np && n < max; i++) {
 		struct port *p = switch_port(i);
 
-		if (!p || !p->ops->lend_begin)
+		if (!p || !p->ops->lend_begin || !switch_reaches(src, i))
 			continue;
 		out[n].idx = i;
 		out[n].ok = p->ops->lend_ok && p->ops->lend_ok(p, src_feat);

@@ -41,6 +41,16 @@ _Static_assert(SWITCH_PORTS_MAX <= PORT_IDX_MAX,
  * switch_lend_rx()	worker: a reader's turn straight into another
  *			port's RX buffers (struct port_host's lend_rx).
  * switch_lenders()	control: the ports that lend RX buffers (port_host).
+ * switch_reaches()	whether frames from @src may be delivered to port
+ *			@dst (same bridge domain, not both isolated).
+ * switch_dom_vid()	the VLAN of a domain index (0: none).
+ * switch_vid_dom()	the domain index of a VLAN, or -ENOENT.
+ * switch_dom_stats()	a domain's frames, bytes and floods (any thread).
+ * switch_dom_members()	a domain's ports, as a bitmask.
+ * switch_port_dom()	a port's domain index.
+ * switch_static_add()	control: a static entry, VLAN + MAC -> port
+ *			(vhostctl fdb add).
+ * switch_static_del()	control: remove one (not a port's mac= lock).
  * switch_lend_flows()	control: one lender's pairs and flow table
  *			(port_host).
  * switch_mac_walk()	control: every MAC and its port (port_host).
@@ -70,8 +80,17 @@ void switch_inject(struct port *src, struct pkt *pkt);
 unsigned int switch_lend_rx(struct port *src, struct port_reader *rd,
 			    struct pkt **pkts, unsigned int max,
 			    struct port_turn *turn);
-unsigned int switch_lenders(uint64_t src_feat, struct port_lender *out,
-			    unsigned int max);
+unsigned int switch_lenders(const struct port *src, uint64_t src_feat,
+			    struct port_lender *out, unsigned int max);
+bool switch_reaches(const struct port *src, unsigned int dst);
+unsigned int switch_dom_vid(unsigned int dom);
+int switch_vid_dom(unsigned int vid);
+void switch_dom_stats(unsigned int dom, uint64_t *frames, uint64_t *bytes,
+		      uint64_t *flooded);
+uint64_t switch_dom_members(unsigned int dom);
+unsigned int switch_port_dom(unsigned int idx);
+int switch_static_add(unsigned int vid, const uint8_t *mac, unsigned int idx);
+int switch_static_del(unsigned int vid, const uint8_t *mac, unsigned int idx);
 unsigned int switch_lend_flows(unsigned int idx, uint8_t *table,
 			       uint32_t *on);
 void switch_mac_walk(void (*fn)(void *arg, const uint8_t *mac,

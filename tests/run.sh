@@ -125,6 +125,10 @@ step vxlan env BUILD=build/asan VHOSTD_USER=nobody tests/integration/vxlan.sh
 # started in a namespace of the test's own): ping, iperf3, payloads,
 # the underlay captured, both sides' counters.
 step ovs env BUILD=build/asan VHOSTD_USER=nobody tests/integration/ovs.sh
+# Bridge domains (vlan=), isolated ports and tagged=, five TAP ports each
+# moved into a namespace of its own: every frame each endpoint receives
+# counted, fdb add/del, domains, the per-domain metrics.
+step vlan env BUILD=build/asan VHOSTD_USER=nobody tests/integration/vlan.sh
 # The afxdp port on a veth into a namespace: generic and native XDP,
 # traffic checked, the program gone after an exit and after SIGKILL.
 step afxdp env BUILD=build/asan VHOSTD_USER=nobody tests/integration/afxdp.sh

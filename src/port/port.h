@@ -44,6 +44,7 @@
  * two.  64 ports at 64 fill at most a table's worth.
  */
 #define PORT_MAX_MACS_DEFAULT	64
+#define PORT_VLAN_DEFAULT	1	/* a port without vlan= (Linux: pvid 1) */
 #define PORT_RATE_UNSET		UINT64_MAX	/* rate= etc. not given */
 #define PORT_MAX_MACS_MAX	4096	/* max-macs= at most: the MAC table's
 					 * size (FDB_SIZE, checked in conf.c)
@@ -203,6 +204,12 @@ struct port_ip {
  * @rx_burst:	its burst, bytes (rx-burst=, else burst=; 0: default)
  * @tx_rate:	bits/s delivered to the peer (tx-rate=, else rate=)
  * @tx_burst:	its burst (tx-burst=, else burst=)
+ * @vlan:	the VLAN of the port's bridge domain, 1-4094 (vlan=;
+ *		PORT_VLAN_DEFAULT when not given)
+ * @vlan_set:	vlan= was given
+ * @isolated:	talks to no other isolated port of its domain (isolated=)
+ * @tagged:	frames carrying a VLAN tag are taken from the peer, as
+ *		payload of the domain (tagged=; default: !@vlan_set)
  * @given:	bit i: the type's @opts[i] was in the spec
  * @opts:	the type's options struct, @ops->opts_size bytes
  */
@@ -221,6 +228,10 @@ struct port_spec {
 	uint64_t rx_burst;
 	uint64_t tx_rate;
 	uint64_t tx_burst;
+	unsigned int vlan;
+	bool vlan_set;
+	bool isolated;
+	bool tagged;
 	uint32_t given;
 	_Alignas(16) unsigned char opts[PORT_OPTS_SIZE];
 };
@@ -595,8 +606,9 @@ struct port_ops {
  * @set_up:	@p starts or stops taking frames; stopping forgets the MACs
  *		learned on it
  * @lenders:	fill up to @max entries of @out with the ports that can
- *		lend RX buffers (lend_* ops), in index order, each with its
- *		lend_ok(@src_feat); return how many
+ *		lend RX buffers (lend_* ops) and that frames from @src may
+ *		reach (bridge domain, isolation), in index order, each with
+ *		its lend_ok(@src_feat); return how many
  * @mac_walk:	call @fn(@arg, mac, port index) for every MAC in the
  *		switch's table, at most @mac_max of them (racy: a MAC
  *		moving meanwhile may be reported twice)
@@ -621,8 +633,8 @@ struct port_host {
 	void (*src_del)(struct port *p, uint32_t q);
 	void (*quiesce)(void);
 	void (*set_up)(struct port *p, bool up);
-	unsigned int (*lenders)(uint64_t src_feat, struct port_lender *out,
-				unsigned int max);
+	unsigned int (*lenders)(const struct port *src, uint64_t src_feat,
+				struct port_lender *out, unsigned int max);
 	void (*mac_walk)(void (*fn)(void *arg, const uint8_t *mac,
 				    unsigned int port),
 			 void *arg);
@@ -767,11 +779,12 @@ static inline void port_inject(struct port *src, struct pkt *pkt)
 }
 
 /* port_lenders() - see struct port_host; none without a host */
-static inline unsigned int port_lenders(uint64_t src_feat,
+static inline unsigned int port_lenders(const struct port *src,
+					uint64_t src_feat,
 					struct port_lender *out,
 					unsigned int max)
 {
-	return port_host ? port_host->lenders(src_feat, out, max) : 0;
+	return port_host ? port_host->lenders(src, src_feat, out, max) : 0;
 }
 
 /* port_lend_flows() - see struct port_host; none without a host */

@@ -428,7 +428,7 @@ static void tap_mq_update(struct port *p, struct tap_priv *t)
 					 __ATOMIC_RELAXED);
 	}
 	memset(want, 0, sizeof(want));
-	n = port_lenders(t->src_feat, lenders, ARRAY_SIZE(lenders));
+	n = port_lenders(p, t->src_feat, lenders, ARRAY_SIZE(lenders));
 	for (i = 0; i < n; i++) {
 		unsigned int d = lenders[i].idx;
 		int rc;

@@ -37,7 +37,7 @@
 #define FZ_PORTS	3
 #define FZ_NCTR		(sizeof(struct port_stats) / sizeof(uint64_t))
 #define FZ_PORT_LEN	(CONF_NAME_MAX + FZ_NCTR * sizeof(uint64_t))
-#define FZ_MAC_LEN	8
+#define FZ_MAC_LEN	10	/* struct state_mac: MAC, port, VLAN */
 #define FZ_HDR_LEN	48
 #define FZ_FILE_MAX	(1u << 20)
 
@@ -103,7 +103,7 @@ static uint64_t fz_fnv(uint64_t h, const uint8_t *p, size_t n)
  */
 static size_t fz_build(const uint8_t *data, size_t size, int names)
 {
-	uint32_t nports = 0, nmacs = 0, version = 1, nctr = FZ_NCTR, i;
+	uint32_t nports = 0, nmacs = 0, version = 2, nctr = FZ_NCTR, i;
 	uint64_t gen = 7, at = 0, sum;
 	size_t len, body;
 
@@ -129,6 +129,15 @@ static size_t fz_build(const uint8_t *data, size_t size, int names)
 	for (i = 0; names && i < nports; i++)
 		snprintf((char *)fz_file + FZ_HDR_LEN + i * FZ_PORT_LEN,
 			 CONF_NAME_MAX, "vu%u", i % FZ_PORTS);
+	/* With names, the MACs are in the ports' domain (VLAN 1), so that
+	 * they get as far as being learned.
+	 */
+	for (i = 0; names && i < nmacs; i++) {
+		uint16_t vid = 1;
+
+		memcpy(fz_file + FZ_HDR_LEN + nports * FZ_PORT_LEN +
+		       i * FZ_MAC_LEN + 8, &vid, 2);
+	}
 	sum = fz_fnv(0xcbf29ce484222325ULL, fz_file, len);
 	memcpy(fz_file + 40, &sum, 8);
 	return len;

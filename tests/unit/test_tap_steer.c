@@ -171,10 +171,10 @@ static void test_sync(void **state)
 	mac_of(2, m2);
 	mac_of(3, m3);
 	mac_of(4, m4);
-	fdb_learn(f, m1, 1, 100);
-	fdb_learn(f, m2, 2, 100);
-	fdb_learn(f, m3, 0, 100);	/* host side: never steered */
-	fdb_learn(f, m4, 3, 100);	/* a port without a queue */
+	fdb_learn(f, 0, m1, 1, 100);
+	fdb_learn(f, 0, m2, 2, 100);
+	fdb_learn(f, 0, m3, 0, 100);	/* host side: never steered */
+	fdb_learn(f, 0, m4, 3, 100);	/* a port without a queue */
 	dsts(d, pq, 4);
 	tap_steer_sync(&ts, d, 4);
 	assert_int_equal(map_queue(m1), 3);
@@ -185,14 +185,14 @@ static void test_sync(void **state)
 	assert_int_equal(run_prog(m2), 4);
 
 	/* A MAC moves: the map follows. */
-	fdb_learn(f, m1, 2, 101);
+	fdb_learn(f, 0, m1, 2, 101);
 	dsts(d, pq, 4);
 	tap_steer_sync(&ts, d, 4);
 	assert_int_equal(map_queue(m1), 4);
 	assert_int_equal(run_prog(m1), 4);
 
 	/* Moved to the host side: removed, so it goes to queue 0. */
-	fdb_learn(f, m2, 0, 101);
+	fdb_learn(f, 0, m2, 0, 101);
 	dsts(d, pq, 4);
 	tap_steer_sync(&ts, d, 4);
 	assert_int_equal(map_queue(m2), 0);
@@ -211,7 +211,7 @@ static void test_sync(void **state)
 	assert_int_equal(map_queue(m1), 4);
 
 	/* Flushed and aged entries go. */
-	fdb_learn(f, m4, 1, 150);
+	fdb_learn(f, 0, m4, 1, 150);
 	dsts(d, pq, 4);
 	tap_steer_sync(&ts, d, 4);
 	assert_int_equal(map_queue(m4), 3);
@@ -243,7 +243,7 @@ static void test_many(void **state)
 		mac[3] = (uint8_t)(i >> 16);
 		mac[4] = (uint8_t)(i >> 8);
 		mac[5] = (uint8_t)i;
-		fdb_learn(f, mac, (uint16_t)(i % 3), 100);
+		fdb_learn(f, 0, mac, (uint16_t)(i % 3), 100);
 	}
 	dsts(d, pq, 3);
 	tap_steer_sync(&ts, d, 3);
@@ -251,10 +251,10 @@ static void test_many(void **state)
 		mac[3] = (uint8_t)(i >> 16);
 		mac[4] = (uint8_t)(i >> 8);
 		mac[5] = (uint8_t)i;
-		if (fdb_lookup(f, mac) == FDB_NO_PORT)
+		if (fdb_lookup(f, 0, mac) == FDB_NO_PORT)
 			continue;	/* the table's probe limit */
-		assert_int_equal(map_queue(mac), pq[fdb_lookup(f, mac)]);
-		n += !!pq[fdb_lookup(f, mac)];
+		assert_int_equal(map_queue(mac), pq[fdb_lookup(f, 0, mac)]);
+		n += !!pq[fdb_lookup(f, 0, mac)];
 	}
 	assert_int_equal(ts.n, n);
 }

@@ -55,7 +55,7 @@ static void *conc_learner(void *arg)
 		seed = seed * 1103515245u + 12345u;
 		n = (seed >> 8) % CONC_MACS;
 		mac_of(n, mac);
-		fdb_learn(&fdb, mac, (uint16_t)(n % 4 + ((seed >> 4) & 1) * 4),
+		fdb_learn(&fdb, 0, mac, (uint16_t)(n % 4 + ((seed >> 4) & 1) * 4),
 			  __atomic_load_n(&conc_clock, __ATOMIC_RELAXED));
 	}
 	return NULL;
@@ -73,7 +73,7 @@ static void *conc_looker(void *arg)
 		seed = seed * 1103515245u + 12345u;
 		n = (seed >> 8) % CONC_MACS;
 		mac_of(n, mac);
-		p = fdb_lookup(&fdb, mac);
+		p = fdb_lookup(&fdb, 0, mac);
 		if (p != FDB_NO_PORT && p != n % 4 && p != n % 4 + 4)
 			bad++;
 		if (!(i % 64))
@@ -158,7 +158,7 @@ void test_concurrent(void **state)
 		uint16_t p;
 
 		mac_of(i, mac);
-		p = fdb_lookup(&fdb, mac);
+		p = fdb_lookup(&fdb, 0, mac);
 		if (p == FDB_NO_PORT)
 			continue;
 		assert_true(p == i % 4 || p == i % 4 + 4);
@@ -206,7 +206,7 @@ static void *press_sprayer(void *arg)
 		if (!(i % 997))
 			n = press_static(i % PRESS_STATICS);
 		mac_of(n, mac);
-		full += fdb_learn(&fdb, mac, (uint16_t)((seed >> 4) % 4), 1) ==
+		full += fdb_learn(&fdb, 0, mac, (uint16_t)((seed >> 4) % 4), 1) ==
 			FDB_LEARN_FULL;
 	}
 	return (void *)full;
@@ -222,11 +222,11 @@ static void *press_watcher(void *arg)
 
 		for (k = 0; k < PRESS_VICTIMS; k++) {
 			mac_of(press_victim(k), mac);
-			bad += fdb_lookup(&fdb, mac) != 7;
+			bad += fdb_lookup(&fdb, 0, mac) != 7;
 		}
 		for (k = 0; k < PRESS_STATICS; k++) {
 			mac_of(press_static(k), mac);
-			bad += fdb_lookup(&fdb, mac) != 6;
+			bad += fdb_lookup(&fdb, 0, mac) != 6;
 		}
 		bad += conc_over_quota();
 	}
@@ -260,13 +260,13 @@ void test_concurrent_pressure(void **state)
 		uint8_t mac[6];
 
 		mac_of(press_static(i), mac);
-		assert_int_equal(fdb_static_add(&fdb, mac, 6), 0);
+		assert_int_equal(fdb_static_add(&fdb, 0, mac, 6), 0);
 	}
 	for (i = 0; i < PRESS_VICTIMS; i++) {
 		uint8_t mac[6];
 
 		mac_of(press_victim(i), mac);
-		assert_int_equal(fdb_learn(&fdb, mac, 7, 1), FDB_LEARN_OK);
+		assert_int_equal(fdb_learn(&fdb, 0, mac, 7, 1), FDB_LEARN_OK);
 	}
 	conc_stop = false;
 	for (i = 0; i < 2; i++)

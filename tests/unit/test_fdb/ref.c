@@ -135,7 +135,7 @@ static void differential(uint32_t pool, unsigned int ops, bool exact,
 		uint8_t mac[6];
 
 		mac_of(p, mac);
-		assert_int_equal(fdb_static_add(&fdb, mac, (uint16_t)p), 0);
+		assert_int_equal(fdb_static_add(&fdb, 0, mac, (uint16_t)p), 0);
 		ref_static(p, (uint16_t)p);
 	}
 	for (op = 0; op < ops; op++) {
@@ -147,13 +147,13 @@ static void differential(uint32_t pool, unsigned int ops, bool exact,
 
 		mac_of(id, mac);
 		if (r < 50) {
-			enum fdb_learn_rc a = fdb_learn(&fdb, mac, port, now);
+			enum fdb_learn_rc a = fdb_learn(&fdb, 0, mac, port, now);
 			enum fdb_learn_rc b = ref_learn(id, port, now);
 
 			if (exact)
 				assert_int_equal(a, b);
 		} else if (r < 90) {
-			uint16_t got = fdb_lookup(&fdb, mac);
+			uint16_t got = fdb_lookup(&fdb, 0, mac);
 
 			i = ref_find(id);
 			if (exact)
@@ -167,7 +167,7 @@ static void differential(uint32_t pool, unsigned int ops, bool exact,
 			/* Overfull run: rare flushes, no ageing, so the
 			 * reference grows past the table's capacity.
 			 */
-			fdb_learn(&fdb, mac, port, now);
+			fdb_learn(&fdb, 0, mac, port, now);
 			ref_learn(id, port, now);
 		} else if (r < 99) {
 			unsigned int a = fdb_age(&fdb, now);
@@ -202,7 +202,7 @@ static void differential(uint32_t pool, unsigned int ops, bool exact,
 		int i;
 
 		mac_of(op, mac);
-		got = fdb_lookup(&fdb, mac);
+		got = fdb_lookup(&fdb, 0, mac);
 		i = ref_find(op);
 		if (exact)
 			assert_int_equal(got, i < 0 ? FDB_NO_PORT : ref[i].port);
