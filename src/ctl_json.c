@@ -192,7 +192,8 @@ void ctl_json_port(struct ctl_buf *b, const struct port *p)
 	if (switch_port_spec(p->idx)) {
 		const struct port_spec *sp = switch_port_spec(p->idx);
 
-		ctl_printf(b, ",\"vlan\":%u,\"isolated\":%s,\"tagged\":%s",
+		ctl_printf(b, ",\"l2\":{\"vlan\":%u,\"isolated\":%s,"
+			   "\"tagged\":%s}",
 			   switch_dom_vid(switch_port_dom(p->idx)),
 			   sp->isolated ? "true" : "false",
 			   sp->tagged ? "true" : "false");

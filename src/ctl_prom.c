@@ -231,6 +231,41 @@ static void ctl_prom_secs(struct ctl_buf *b, uint64_t ns)
 }
 
 /**
+ * ctl_prom_l2() - append each port's bridge domain settings, as gauges
+ * @b:		reply
+ * @n:		ports to look at (switch_port_count())
+ */
+static void ctl_prom_l2(struct ctl_buf *b, unsigned int n)
+{
+	static const char *const fam[][2] = {
+		{ "vhostd_port_vlan", "The VLAN of the port's bridge domain." },
+		{ "vhostd_port_isolated",
+		  "Whether the port is isolated (1) or not (0)." },
+		{ "vhostd_port_tagged",
+		  "Whether the port takes VLAN-tagged frames (1) or not (0)." },
+	};
+	unsigned int i, k;
+
+	for (k = 0; k < ARRAY_SIZE(fam); k++) {
+		ctl_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", fam[k][0],
+			   fam[k][1], fam[k][0]);
+		for (i = 0; i < n; i++) {
+			const struct port_spec *sp = switch_port_spec(i);
+			const struct port *p = switch_port(i);
+			unsigned int v;
+
+			if (!p || !sp)
+				continue;
+			v = k == 0 ? switch_dom_vid(switch_port_dom(i)) :
+			    k == 1 ? sp->isolated : sp->tagged;
+			ctl_printf(b, "%s", fam[k][0]);
+			ctl_prom_port_labels(b, p);
+			ctl_printf(b, "} %u\n", v);
+		}
+	}
+}
+
+/**
  * ctl_prom_domains() - append the per bridge domain families
  * @b:		reply
  *
@@ -358,6 +393,7 @@ int ctl_cmd_metrics(struct ctl_buf *b, const char *arg)
 			   __atomic_load_n(&p->up, __ATOMIC_RELAXED) ? 1 : 0);
 	}
 
+	ctl_prom_l2(b, n);
 	ctl_prom_table(b, &stats_common);
 	for (i = 0; i < n; i++) {
 		const struct port *p = switch_port(i);

@@ -318,6 +318,8 @@ expected_samples() {
 		elif .key == "learn_refused" then .value | to_entries[] |
 			"vhostd_port_learn_refused_total\(lab($p; .key)) \(.value)"
 		elif .key == "macs" then "vhostd_port_macs\(lab($p; null)) \(.value)"
+		elif .key == "l2" then .value as $l | ("vlan", "isolated", "tagged") as $k |
+			"vhostd_port_\($k)\(lab($p; null)) \($l[$k] | if type == "boolean" then (if . then 1 else 0 end) else . end)"
 		elif .key == "limits" then .value as $l | ("rx", "tx") as $d |
 			("vhostd_port_rate_limit_bytes_per_second{direction=\"\($d)\",port=\"\($p.name)\",type=\"\($p.type)\"} \($l[$d + "_rate"] / 8 | floor)",
 			 "vhostd_port_rate_limit_burst_bytes{direction=\"\($d)\",port=\"\($p.name)\",type=\"\($p.type)\"} \($l[$d + "_burst"])")
@@ -363,8 +365,9 @@ if wanted ctl-metrics; then
 	if ! why=$(prom_check "$TMP/m1"); then
 		fail "metrics format: $(head -n 3 <<<"$why" | tr '\n' ' ')"
 	else
+		# Per domain and per worker: vlan.sh and metrics.sh check those.
 		grep -v -e '^vhostd_fdb_capacity' -e '^vhostd_worker_' \
-			"$TMP/m1.samples" | sort >"$TMP/m.have"
+			-e '^vhostd_domain_' "$TMP/m1.samples" | sort >"$TMP/m.have"
 		expected_samples "$TMP/s.json" "$TMP/f.json" | sort >"$TMP/m.want"
 		grep -q UNMAPPED "$TMP/m.want" &&
 			fail "stats fields without a metric: $(grep UNMAPPED "$TMP/m.want" | tr '\n' ' ')"
@@ -391,10 +394,12 @@ if wanted ctl-help; then
 	# A command is its first word, or two for "port add" and "port del"
 	# and a port type's own ("vxlan fdb").  "top" is vhostctl's own: it
 	# polls "stats".
-	awk '{ print ($1 == "port" || $1 == "vxlan" || $1 == "log" ? $1 " " $2 : $1) }' "$TMP/help" | sort >"$TMP/help.daemon"
+	awk '{ print ($1 == "port" || $1 == "vxlan" || $1 == "log" ||
+		($1 == "fdb" && ($2 == "add" || $2 == "del")) ? $1 " " $2 : $1) }' "$TMP/help" | sort >"$TMP/help.daemon"
 	"$VHOSTCTL" --help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { on = 0 }
-		on && $1 != "top" { print ($1 == "port" || $1 == "vxlan" || $1 == "log" ? $1 " " $2 : $1) }' | sort >"$TMP/help.cli"
-	printf '%s\n' fdb help metrics 'port add' 'port del' ports stats workers \
+		on && $1 != "top" { print ($1 == "port" || $1 == "vxlan" || $1 == "log" ||
+			($1 == "fdb" && ($2 == "add" || $2 == "del")) ? $1 " " $2 : $1) }' | sort >"$TMP/help.cli"
+	printf '%s\n' fdb 'fdb add' 'fdb del' domains help metrics 'port add' 'port del' ports stats workers \
 		'vxlan add' 'vxlan del' 'vxlan fdb' capture captures set \
 		'log level' reload show | sort >"$TMP/help.want"
 	cmp -s "$TMP/help.want" "$TMP/help.daemon" ||
@@ -405,8 +410,9 @@ if wanted ctl-help; then
 	while read -r c; do
 		# Those that take an argument or a --config: portctl.sh
 		# (port), vxlan.sh (vxlan), capture.sh, ratelimit.sh (set),
-		# log.sh (log level), reload.sh, vhostctl.sh (show).
-		case $c in port\ *|vxlan\ *|capture|set|log\ *|reload|show) continue ;; esac
+		# log.sh (log level), reload.sh, vhostctl.sh (show), vlan.sh
+		# (fdb add, fdb del).
+		case $c in port\ *|vxlan\ *|fdb\ *|capture|set|log\ *|reload|show) continue ;; esac
 		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" "$c" >"$TMP/c.out" 2>&1 ||
 			{ fail "$c failed: $(head -c 100 "$TMP/c.out")"; continue; }
 		case $c in
@@ -415,6 +421,8 @@ if wanted ctl-help; then
 				"$TMP/c.out" >/dev/null || fail "$c: bad JSON" ;;
 		fdb)	jq -e '.fdb | type == "array"' "$TMP/c.out" >/dev/null ||
 				fail "fdb: bad JSON" ;;
+		domains) jq -e '.domains == [{"vlan":1,"ports":["vu0","vu1"],"macs":0,"frames":0,"bytes":0,"flooded":0}]' \
+				"$TMP/c.out" >/dev/null || fail "domains: $(head -c 200 "$TMP/c.out")" ;;
 		metrics) prom_check "$TMP/c.out" >/dev/null || fail "metrics: bad format" ;;
 		help)	cmp -s "$TMP/c.out" "$TMP/help" || fail "help differs" ;;
 		workers) jq -e '.workers | length == 1' "$TMP/c.out" >/dev/null ||

@@ -15,8 +15,8 @@
 #   vctl-ports       "ports" and "stats": a table (NAME ... PEER), one row
 #                    per port, columns aligned, the same numbers as
 #                    --json (which is valid JSON)
-#   vctl-fdb         "fdb" after traffic: A's and B's MACs on vu0/vu1 in
-#                    a table, as --json lists them
+#   vctl-fdb         "fdb" after traffic: A's and B's MACs on vu0/vu1 (VLAN
+#                    1) in a table, as --json lists them
 #   vctl-workers     "workers": a table whose worker, tid and sources are
 #                    what --json says
 #   vctl-captures    no capture: "no captures running" / []; one running
@@ -143,15 +143,15 @@ if wanted vctl-fdb; then
 		sleep 0.05
 	done
 	vc fdb || fail "fdb: rc $?"
-	head -n 1 "$TMP/o" | grep -qE '^MAC +PORT +AGE +KIND$' || fail "fdb heading '$(head -n 1 "$TMP/o")'"
-	grep -qE "^$MAC_A +vu0 +[0-9]+s +learned$" "$TMP/o" || fail "A not listed: $(cat "$TMP/o")"
-	grep -qE "^$MAC_B +vu1 +[0-9]+s +learned$" "$TMP/o" || fail "B not listed: $(cat "$TMP/o")"
+	head -n 1 "$TMP/o" | grep -qE '^VLAN +MAC +PORT +AGE +KIND$' || fail "fdb heading '$(head -n 1 "$TMP/o")'"
+	grep -qE "^ *1 +$MAC_A +vu0 +[0-9]+s +learned$" "$TMP/o" || fail "A not listed: $(cat "$TMP/o")"
+	grep -qE "^ *1 +$MAC_B +vu1 +[0-9]+s +learned$" "$TMP/o" || fail "B not listed: $(cat "$TMP/o")"
 	tail -n 1 "$TMP/o" | grep -q '^2 entries, learned ones forgotten after 300 s idle$' ||
 		fail "fdb footer '$(tail -n 1 "$TMP/o")'"
 	head -n -1 "$TMP/o" >"$TMP/fdbt"	# the table without its footer
-	aligned "$TMP/fdbt" 2 || fail "fdb: PORT not aligned"
+	aligned "$TMP/fdbt" 3 || fail "fdb: PORT not aligned"
 	vc --json fdb || fail "fdb --json: rc $?"
-	[ "$(jq -r '[.fdb[] | "\(.mac) \(.port)"] | sort | join(",")' "$TMP/o")" = "$MAC_A vu0,$MAC_B vu1" ] ||
+	[ "$(jq -r '[.fdb[] | "\(.vlan) \(.mac) \(.port)"] | sort | join(",")' "$TMP/o")" = "1 $MAC_A vu0,1 $MAC_B vu1" ] ||
 		fail "fdb --json: $(cat "$TMP/o")"
 	wait "$PPID0" || fail "pings: $(cat "$TMP/ping0.out")"
 	finish vctl-fdb "A and B learned on vu0/vu1, table = --json"
