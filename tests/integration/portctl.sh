@@ -113,12 +113,12 @@ fdb_has() {
 		jq -e --arg k "$1" '[.fdb[] | select(.mac == $k or .port == $k)] | length > 0' >/dev/null
 }
 
-# ctr_sum NAME: the sum of every counter of port NAME (idx, macs and what
-#   it negotiated left out: those are state, not counters)
+# ctr_sum NAME: the sum of every counter of port NAME (idx, macs, what it
+#   negotiated and its l2 settings left out: those are state, not counters)
 ctr_sum() {
 	timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" stats |
 		jq -e -r --arg n "$1" '[.ports[] | select(.name == $n) |
-			del(.idx, .macs, .negotiated) | .. | numbers] | add // 0'
+			del(.idx, .macs, .negotiated, .l2) | .. | numbers] | add // 0'
 }
 
 # responder SOCK SECONDS: X on SOCK in the background (XPID)

@@ -153,27 +153,38 @@ counts() {
 	echo "${out[@]}"
 }
 
-t_count() {
-	local b a i d=()
-	ERR=
-	# Quiet first: ARP answered, caches warm, nothing in flight.
-	sleep 0.5
+# during CMD...: run CMD; D[i] is then what endpoint i+1 received
+#   meanwhile (its frames counted before and 0.3 s after)
+D=()
+during() {
+	local b a i
 	read -r -a b <<<"$(counts)"
+	"$@" >/dev/null 2>&1
+	sleep 0.3
+	read -r -a a <<<"$(counts)"
+	for i in 0 1 2 3 4; do D[i]=$((a[i] - b[i])); done
+}
+
+# e1_floods: 100 broadcasts and 50 unknown-unicast frames from e1
+e1_floods() {
 	ex 1 ping -q -b -c 100 -i 0.01 -W 1 198.18.16.255 >/dev/null 2>&1
 	ex 1 ip neigh replace 198.18.16.99 lladdr 02:16:00:00:00:99 nud permanent dev vl1
 	ex 1 ping -q -c 50 -i 0.01 -W 1 198.18.16.99 >/dev/null 2>&1
-	sleep 0.3
-	read -r -a a <<<"$(counts)"
-	for i in 0 1 2 3 4; do d[i]=$((a[i] - b[i])); done
+}
+
+t_count() {
+	local d
+	ERR=
+	# Quiet first: ARP answered, caches warm, nothing in flight.
+	sleep 0.5
+	during e1_floods
+	d=("${D[@]}")
 	[ "${d[1]}" -ge 150 ] || fail "e2 got ${d[1]} of e1's 150 floods"
 	[ "${d[2]}${d[3]}${d[4]}" = 000 ] ||
 		fail "VLAN 20 got e1's frames: e3 ${d[2]}, e4 ${d[3]}, e5 ${d[4]}"
 	local r1="from e1: e2 ${d[1]}, e3 ${d[2]}, e4 ${d[3]}, e5 ${d[4]}"
-	read -r -a b <<<"$(counts)"
-	ex 4 ping -q -b -c 100 -i 0.01 -W 1 198.18.16.255 >/dev/null 2>&1
-	sleep 0.3
-	read -r -a a <<<"$(counts)"
-	for i in 0 1 2 3 4; do d[i]=$((a[i] - b[i])); done
+	during ex 4 ping -q -b -c 100 -i 0.01 -W 1 198.18.16.255
+	d=("${D[@]}")
 	[ "${d[2]}" -ge 100 ] || fail "e3 got ${d[2]} of isolated e4's 100"
 	[ "${d[0]}${d[1]}${d[4]}" = 000 ] ||
 		fail "e4's broadcasts reached e1 ${d[0]}, e2 ${d[1]}, isolated e5 ${d[4]}"
@@ -224,19 +235,22 @@ for _ in range(count):
 PY
 }
 
-t_tagged() {
-	local b v a i d=() x
-	ERR=
-	sleep 0.3
+# tagged_mix: e1's 40 tagged frames, e3's 40 tagged and 10 priority-tagged
+tagged_mix() {
+	local v
 	v=$(ctr vl1 '.drops.vlan')
-	read -r -a b <<<"$(counts)"
 	send_tagged 1 40 30 || fail "could not send from e1"
 	wait_ctr 3 vl1 '.drops.vlan' -ge $((v + 40))
 	send_tagged 3 40 0x2030 || fail "could not send from e3"
 	send_tagged 3 10 0 || fail "priority-tagged frames from e3"
+}
+
+t_tagged() {
+	local d x
+	ERR=
 	sleep 0.3
-	read -r -a a <<<"$(counts)"
-	for i in 0 1 2 3 4; do d[i]=$((a[i] - b[i])); done
+	during tagged_mix
+	d=("${D[@]}")
 	[ "${d[1]}" = 0 ] || fail "e2 got ${d[1]} of e1's tagged frames (vl1 refuses tags)"
 	[ "${d[3]}" = 50 ] && [ "${d[4]}" = 50 ] ||
 		fail "e3's 50 tagged frames (tagged=on): e4 got ${d[3]}, e5 ${d[4]}"
