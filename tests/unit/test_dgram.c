@@ -37,31 +37,7 @@ static struct port port;
 static int peer = -1;
 
 /* A host that runs nothing: the test drives the turns itself. */
-static int stub_src_add(struct port *p, uint32_t q, int fd,
-			enum port_src_kind kind)
-{
-	return 0;
-}
-
-static void stub_src_del(struct port *p, uint32_t q)
-{
-}
-
-static void stub_quiesce(void)
-{
-}
-
-static void stub_set_up(struct port *p, bool up)
-{
-	p->up = up;
-}
-
-static const struct port_host stub_host = {
-	.src_add = stub_src_add,
-	.src_del = stub_src_del,
-	.quiesce = stub_quiesce,
-	.set_up = stub_set_up,
-};
+#include "stub_host.h"
 
 /**
  * bind_unix() - a unix datagram socket bound to @path

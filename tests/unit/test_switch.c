@@ -45,31 +45,9 @@
 #define NMACS	10
 #define FRAMES	1000000
 
-static int stub_src_add(struct port *p, uint32_t q, int fd,
-			enum port_src_kind kind)
-{
-	return 0;
-}
-
-static void stub_src_del(struct port *p, uint32_t q)
-{
-}
-
-static void stub_quiesce(void)
-{
-}
-
-static void stub_set_up(struct port *p, bool up)
-{
-	switch_set_up(p, up);
-}
-
-static const struct port_host stub_host = {
-	.src_add = stub_src_add,
-	.src_del = stub_src_del,
-	.quiesce = stub_quiesce,
-	.set_up = stub_set_up,
-};
+/* Up and down through the switch: going down forgets the port's MACs. */
+#define STUB_SET_UP	switch_set_up
+#include "stub_host.h"
 
 /**
  * struct cfg - one port's configuration, as the model sees it

@@ -48,31 +48,7 @@ static struct port port;
 static int peer[3] = { -1, -1, -1 };	/* 127.0.0.2, .3, .4 */
 static unsigned int dport;
 
-static int stub_src_add(struct port *p, uint32_t q, int fd,
-			enum port_src_kind kind)
-{
-	return 0;
-}
-
-static void stub_src_del(struct port *p, uint32_t q)
-{
-}
-
-static void stub_quiesce(void)
-{
-}
-
-static void stub_set_up(struct port *p, bool up)
-{
-	p->up = up;
-}
-
-static const struct port_host stub_host = {
-	.src_add = stub_src_add,
-	.src_del = stub_src_del,
-	.quiesce = stub_quiesce,
-	.set_up = stub_set_up,
-};
+#include "stub_host.h"
 
 #define CTR(field)	stats_sum(port.stats, offsetof(struct port_stats, field))
 /* The type's counters, as port_vxlan.c numbers them. */
