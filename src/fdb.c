@@ -725,6 +725,37 @@ unsigned int fdb_age(struct fdb *f, uint32_t now)
 }
 
 /**
+ * fdb_flush_kind() - remove @port's learned or its static entries
+ * @f:		table
+ * @port:	port index
+ * @statics:	the static ones (else the learned ones)
+ * Return: entries removed
+ *
+ * A learned entry goes with fdb_del() (its quota given back); a static
+ * one is written by the control thread alone and counts against no quota.
+ */
+static unsigned int fdb_flush_kind(struct fdb *f, uint16_t port, bool statics)
+{
+	uint64_t field = (uint64_t)(port + 1) << FDB_PORT_SHIFT |
+			 (statics ? FDB_STATIC : 0);
+	unsigned int i, n = 0;
+
+	if (port >= FDB_PORTS)
+		return 0;
+	for (i = 0; i < FDB_SIZE; i++) {
+		struct fdb_slot *s = &f->slots[i];
+		uint64_t k = fdb_key_load(s);
+
+		/* The port field with the static bit as asked. */
+		if (!fdb_key_live(k) || (k & ~FDB_ID_MASK) != field)
+			continue;
+		if (statics ? fdb_key_cas(s, k, FDB_TOMB) : fdb_del(f, s, k))
+			n++;
+	}
+	return n;
+}
+
+/**
  * fdb_flush_port() - forget every MAC learned on @port
  * @f:		table
  * @port:	port index
@@ -736,22 +767,7 @@ unsigned int fdb_age(struct fdb *f, uint32_t now)
  */
 unsigned int fdb_flush_port(struct fdb *f, uint16_t port)
 {
-	uint64_t field = (uint64_t)(port + 1) << FDB_PORT_SHIFT;
-	unsigned int i, n = 0;
-
-	if (port >= FDB_PORTS)
-		return 0;
-	for (i = 0; i < FDB_SIZE; i++) {
-		struct fdb_slot *s = &f->slots[i];
-		uint64_t k = fdb_key_load(s);
-
-		/* The port field with the static bit clear: learned only. */
-		if (!fdb_key_live(k) || (k & ~FDB_ID_MASK) != field)
-			continue;
-		if (fdb_del(f, s, k))
-			n++;
-	}
-	return n;
+	return fdb_flush_kind(f, port, false);
 }
 
 /**
@@ -765,21 +781,7 @@ unsigned int fdb_flush_port(struct fdb *f, uint16_t port)
  */
 unsigned int fdb_flush_port_static(struct fdb *f, uint16_t port)
 {
-	uint64_t field = (uint64_t)(port + 1) << FDB_PORT_SHIFT | FDB_STATIC;
-	unsigned int i, n = 0;
-
-	if (port >= FDB_PORTS)
-		return 0;
-	for (i = 0; i < FDB_SIZE; i++) {
-		struct fdb_slot *s = &f->slots[i];
-		uint64_t k = fdb_key_load(s);
-
-		/* Only the control thread writes static keys. */
-		if (fdb_key_live(k) && (k & ~FDB_ID_MASK) == field &&
-		    fdb_key_cas(s, k, FDB_TOMB))
-			n++;
-	}
-	return n;
+	return fdb_flush_kind(f, port, true);
 }
 
 /**
