@@ -304,12 +304,58 @@ static const struct port_opt conf_common_opts[] = {
 	  PORT_OPT_AT(struct port_spec, tagged),
 	  .help = "on|off: frames with a VLAN tag are taken, as payload of "
 		  "its domain (default: on without vlan=, off with it)" },
+	{ .key = "trunk", .type = PORT_OPT_VLANS,
+	  .flags = PORT_OPT_COMMON | PORT_OPT_LIST,
+	  PORT_OPT_AT(struct port_spec, trunk),
+	  .help = "VLANS: trunk port: frames of these VLANs (N, A-B, joined "
+		  "by ':') leave and arrive tagged with 802.1Q" },
+	{ .key = "native", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, native), .min = 1, .max = 4094,
+	  .help = "N: a trunk's untagged frames are VLAN N's (default: "
+		  "dropped)" },
 };
 
 #define CONF_OPT_COMMON_BIT	32	/* given-bit of conf_common_opts[0] */
 
 _Static_assert(ARRAY_SIZE(conf_common_opts) <= 64 - CONF_OPT_COMMON_BIT,
 	       "given-bits of the common keys fit a uint64_t");
+
+/**
+ * conf_parse_vlans() - add a list of VLANs to a set
+ * @s:		"N", "A-B", several joined by ':' (1 <= A <= B <= 4094)
+ * @set:	PORT_VLAN_WORDS words, bits added (left as they were on
+ *		error only as far as the items before the bad one)
+ * Return: 0 or -EINVAL
+ */
+static int conf_parse_vlans(const char *s, uint64_t *set)
+{
+	char item[16];
+
+	while (*s) {
+		size_t n = strcspn(s, ":");
+		unsigned int a, b, v;
+		char *dash;
+
+		if (!n || n >= sizeof(item))
+			return -EINVAL;
+		memcpy(item, s, n);
+		item[n] = '\0';
+		dash = strchr(item, '-');
+		if (dash)
+			*dash++ = '\0';
+		if (conf_parse_uint(item, 1, PORT_VLAN_MAX, &a))
+			return -EINVAL;
+		b = a;
+		if (dash && conf_parse_uint(dash, a, PORT_VLAN_MAX, &b))
+			return -EINVAL;
+		for (v = a; v <= b; v++)
+			set[v / 64] |= 1ULL << (v % 64);
+		s += n;
+		if (*s == ':' && !*++s)
+			return -EINVAL;
+	}
+	return 0;
+}
 
 /**
  * conf_parse_mac() - a unicast station address, aa:bb:cc:dd:ee:ff
@@ -615,6 +661,12 @@ static int conf_opt_parse(const char *spec, const struct port_opt *o,
 		}
 		return 0;
 	}
+	case PORT_OPT_VLANS:
+		r = conf_parse_vlans(val, f);
+		if (r)
+			OPT_ERR("%s '%s' is not a list of VLANs (N or A-B, "
+				"1-4094, joined by ':')", spec, k, val);
+		return 0;
 	case PORT_OPT_ACL:
 		return conf_sock_parse(f, conf_sock_key(k), val, "--port",
 				       spec, err, errlen);
@@ -643,6 +695,45 @@ static const char *conf_type_list(char *buf, size_t size)
 				      !i ? "" : port_ops_at(i + 1) ? ", " :
 				      " or ", ops->type);
 	return buf;
+}
+
+/**
+ * conf_check_trunk() - trunk=, native=, vlan= and tagged= together
+ * @ops:	the port's type
+ * @out:	the spec, parsed
+ * @given:	its given-bits
+ *
+ * A trunk's VLANs are named by its tags, so vlan= (an access port's one
+ * VLAN) and tagged= (an access port's tags as payload) mean nothing on
+ * it; its untagged VLAN is native=, which joins the list.
+ *
+ * Return: NULL, or why the combination is refused
+ */
+static const char *conf_check_trunk(const struct port_ops *ops,
+				    struct port_spec *out, uint64_t given)
+{
+	unsigned int bit;
+	bool tagged_given = conf_opt_find(ops, "tagged", &bit) &&
+			    (given & 1ULL << bit);
+
+	if (!conf_opt_find(ops, "trunk", &bit) || !(given & 1ULL << bit)) {
+		if (out->native)
+			return "native= is a trunk's untagged VLAN: it needs "
+			       "trunk=";
+		return NULL;
+	}
+	if (out->vlan_set)
+		return "vlan= makes an access port; a trunk's untagged VLAN "
+		       "is native=";
+	if (tagged_given)
+		return "tagged= is for access ports; a trunk takes the tags "
+		       "of its trunk= VLANs";
+	out->is_trunk = true;
+	out->tagged = false;
+	out->vlan = out->native;
+	if (out->native)
+		out->trunk[out->native / 64] |= 1ULL << (out->native % 64);
+	return NULL;
 }
 
 /**
@@ -748,6 +839,9 @@ int conf_parse_port(const char *spec, unsigned int index,
 		out->vlan = PORT_VLAN_DEFAULT;
 	if (conf_opt_find(ops, "tagged", &bit) && !(given & 1ULL << bit))
 		out->tagged = !out->vlan_set;
+	why = conf_check_trunk(ops, out, given);
+	if (why)
+		SPEC_ERR("%s", spec, why);
 
 	out->given = (uint32_t)given;
 	out->has_mac = out->mac[0] | out->mac[1] | out->mac[2] | out->mac[3] |
@@ -928,7 +1022,9 @@ static void conf_usage_opt(FILE *f, const struct port_opt *o)
 	else
 		snprintf(left, sizeof(left), "%s", o->key);
 	fprintf(f, "      %-18s %s", left, colon ? colon + 2 : o->help);
-	if (o->flags & PORT_OPT_LIST)
+	if (o->type == PORT_OPT_VLANS)
+		fputs(" (repeatable)", f);
+	else if (o->flags & PORT_OPT_LIST)
 		fprintf(f, " (repeatable, at most %zu)",
 			o->size / sizeof(struct port_ip));
 	if (o->flags & PORT_OPT_REQUIRED)

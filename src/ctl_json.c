@@ -169,6 +169,36 @@ static void ctl_json_peer(struct ctl_buf *b, const struct port *p)
 	ctl_printf(b, "}");
 }
 
+
+/**
+ * ctl_json_vlans() - a trunk's VLANs, as ,"trunk":"10:20-30"
+ * @b:		output
+ * @set:	PORT_VLAN_WORDS words (struct port_spec @trunk)
+ *
+ * The form trunk= takes, in runs: at most 2047 of them, a few KiB.
+ */
+static void ctl_json_vlans(struct ctl_buf *b, const uint64_t *set)
+{
+	unsigned int v = 1, a;
+	bool first = true;
+
+	ctl_printf(b, ",\"trunk\":\"");
+	while (v <= PORT_VLAN_MAX) {
+		if (!port_vlan_has(set, v)) {
+			v++;
+			continue;
+		}
+		for (a = v; v + 1 <= PORT_VLAN_MAX && port_vlan_has(set, v + 1);)
+			v++;
+		ctl_printf(b, first ? "%u" : ":%u", a);
+		if (v > a)
+			ctl_printf(b, "-%u", v);
+		first = false;
+		v++;
+	}
+	ctl_printf(b, "\"");
+}
+
 /**
  * ctl_json_port() - append one port's members (no braces): its state,
  *		     its rate limits, the counters of its tables
@@ -193,10 +223,15 @@ void ctl_json_port(struct ctl_buf *b, const struct port *p)
 		const struct port_spec *sp = switch_port_spec(p->idx);
 
 		ctl_printf(b, ",\"l2\":{\"vlan\":%u,\"isolated\":%s,"
-			   "\"tagged\":%s}",
+			   "\"tagged\":%s,\"trunk_vlans\":%u",
+			   sp->is_trunk ? sp->native :
 			   switch_dom_vid(switch_port_dom(p->idx)),
 			   sp->isolated ? "true" : "false",
-			   sp->tagged ? "true" : "false");
+			   sp->tagged ? "true" : "false",
+			   port_spec_trunk_vlans(sp));
+		if (sp->is_trunk)
+			ctl_json_vlans(b, sp->trunk);
+		ctl_printf(b, "}");
 	}
 	ctl_json_limits(b, p);
 	for (k = 0; (t = ctl_port_table(p, k)); k++)

@@ -238,11 +238,14 @@ static void ctl_prom_secs(struct ctl_buf *b, uint64_t ns)
 static void ctl_prom_l2(struct ctl_buf *b, unsigned int n)
 {
 	static const char *const fam[][2] = {
-		{ "vhostd_port_vlan", "The VLAN of the port's bridge domain." },
+		{ "vhostd_port_vlan", "The VLAN of the port's bridge domain "
+		  "(a trunk's native VLAN, 0 if none)." },
 		{ "vhostd_port_isolated",
 		  "Whether the port is isolated (1) or not (0)." },
 		{ "vhostd_port_tagged",
 		  "Whether the port takes VLAN-tagged frames (1) or not (0)." },
+		{ "vhostd_port_trunk_vlans",
+		  "VLANs a trunk port carries tagged (0: an access port)." },
 	};
 	unsigned int i, k;
 
@@ -256,8 +259,10 @@ static void ctl_prom_l2(struct ctl_buf *b, unsigned int n)
 
 			if (!p || !sp)
 				continue;
-			v = k == 0 ? switch_dom_vid(switch_port_dom(i)) :
-			    k == 1 ? sp->isolated : sp->tagged;
+			v = k == 0 ? (sp->is_trunk ? sp->native :
+				      switch_dom_vid(switch_port_dom(i))) :
+			    k == 1 ? sp->isolated :
+			    k == 2 ? sp->tagged : port_spec_trunk_vlans(sp);
 			ctl_printf(b, "%s", fam[k][0]);
 			ctl_prom_port_labels(b, p);
 			ctl_printf(b, "} %u\n", v);

@@ -271,7 +271,8 @@ int state_restore(void)
 	const struct state_port *sp;
 	const struct state_mac *sm;
 	struct port *live[STATE_PORTS];
-	unsigned int i, k, dom, nports = 0, macs = 0, skipped = 0;
+	unsigned int i, k, nports = 0, macs = 0, skipped = 0;
+	int dom;
 	struct state_hdr h = { 0 };
 	uint32_t now = now_s();
 	long long age;
@@ -325,9 +326,9 @@ int state_restore(void)
 			skipped++;
 			continue;
 		}
-		/* Only into the domain the port is in now. */
-		dom = switch_port_dom(live[m.port]->idx);
-		if (switch_dom_vid(dom) == m.vid &&
+		/* Only into a domain the port is in now. */
+		dom = switch_port_in(live[m.port]->idx, m.vid);
+		if (dom >= 0 &&
 		    fdb_learn(switch_fdb(), (uint8_t)dom, m.mac,
 			      (uint16_t)live[m.port]->idx, now) == FDB_LEARN_OK)
 			macs++;

@@ -56,6 +56,7 @@
  * The checks cost a known-unicast burst one compare per new source MAC
  * (the lock) and nothing per frame.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@
 
 #include "capture.h"
 #include "log.h"
+#include "net/eth.h"
 #include "net/iov.h"
 #include "storm.h"
 #include "switch.h"
@@ -75,13 +77,19 @@ _Static_assert(SWITCH_PORTS_MAX <= FDB_PORTS,
  * struct switch_l2 - a port's isolation settings and storm budget
  * @storm:	flooded-frame budget, taken by the workers polling the port
  * @mac:	the MAC the port is locked to, if @locked
- * @locked:	only frames from @mac are accepted (static FDB entry)
+ * @locked:	only frames from @mac are accepted (static FDB entry, in
+ *		each of its domains)
  * @rate:	rx= and tx= rate limits (rate.h), indexed by enum rate_dir
  * @hold_ns:	the port's sources get no turn before this (clock, ns; 0:
  *		none): it sent into a tx= limit past its tolerance
- * @dom:	index of its bridge domain in struct switch_ctx @doms
+ * @dom:	index of its bridge domain in struct switch_ctx @doms; a
+ *		trunk's native one, else that of its lowest VLAN
  * @isolated:	isolated=on
  * @tagged:	frames with a VLAN tag are taken from it (tagged=)
+ * @trunk:	trunk=: its frames carry 802.1Q tags naming their domain
+ * @native:	a trunk's untagged VLAN (native=), 0: none
+ * @vlans:	the VLANs of its domains: an access port's one, a trunk's
+ *		list (with @native)
  *
  * Written by the control thread before the port is in use; then only
  * @storm and @rate change (atomically, storm.h, rate.h; @rate's settings
@@ -96,6 +104,9 @@ struct switch_l2 {
 	uint8_t dom;
 	bool isolated;
 	bool tagged;
+	bool trunk;
+	uint16_t native;
+	uint64_t vlans[PORT_VLAN_WORDS];
 };
 
 #define SWITCH_VID_MAX	4095	/* 802.1Q: 1-4094 name VLANs */
@@ -255,11 +266,93 @@ static void switch_dom_put(unsigned int dom)
 }
 
 /**
- * switch_l2_init() - a new port's domain, isolation settings and storm
+ * switch_vlan_next() - the next VLAN of a port's set, in order
+ * @l2:		the port
+ * @vid:	the one before (0 to start)
+ * Return: the next one in @l2->vlans after @vid, 0 past the last
+ */
+static unsigned int switch_vlan_next(const struct switch_l2 *l2,
+				     unsigned int vid)
+{
+	unsigned int w = ++vid / 64;
+	uint64_t m;
+
+	if (vid > PORT_VLAN_MAX)
+		return 0;
+	m = l2->vlans[w] & (~0ULL << (vid % 64));
+	while (!m && ++w < PORT_VLAN_WORDS)
+		m = l2->vlans[w];
+	return m ? w * 64 + (unsigned int)__builtin_ctzll(m) : 0;
+}
+
+#define switch_for_each_vlan(l2, vid)					\
+	for ((vid) = switch_vlan_next((l2), 0); (vid);			\
+	     (vid) = switch_vlan_next((l2), (vid)))
+
+/**
+ * switch_doms_leave() - port @idx leaves the domains of its VLANs below
+ *			 @upto
+ * @idx:	port index
+ * @upto:	first VLAN not to leave (PORT_VLAN_MAX + 1: all)
+ * Context: control thread; the port is out of forwarding
+ */
+static void switch_doms_leave(unsigned int idx, unsigned int upto)
+{
+	struct switch_l2 *l2 = &sw.l2[idx];
+	unsigned int vid;
+
+	switch_for_each_vlan(l2, vid) {
+		unsigned int dom = sw.vid_dom[vid];
+
+		if (vid >= upto)
+			break;
+		__atomic_fetch_and(&sw.doms[dom].members, ~(1ULL << idx),
+				   __ATOMIC_RELAXED);
+		switch_dom_put(dom);
+	}
+}
+
+/**
+ * switch_doms_join() - port @idx joins the domain of each of its VLANs
+ * @idx:	port index, its @vlans set
+ *
+ * Each domain is made if it is new; a MAC lock is a static entry in each
+ * (a trunk's guest uses its MAC on every VLAN).  All or nothing.
+ *
+ * Return: 0 or -errno (-ENOSPC: more VLANs than FDB_DOMS in use)
+ * Context: control thread, before the port is in use
+ */
+static int switch_doms_join(unsigned int idx)
+{
+	struct switch_l2 *l2 = &sw.l2[idx];
+	unsigned int vid;
+	int dom, rc;
+
+	switch_for_each_vlan(l2, vid) {
+		dom = switch_dom_get(vid);
+		rc = dom;
+		if (dom >= 0 && l2->locked)
+			rc = fdb_static_add(&sw.fdb, (uint8_t)dom, l2->mac,
+					    (uint16_t)idx);
+		if (rc < 0) {
+			if (dom >= 0)
+				switch_dom_put(dom);
+			fdb_flush_port_static(&sw.fdb, (uint16_t)idx);
+			switch_doms_leave(idx, vid);
+			return rc;
+		}
+		__atomic_fetch_or(&sw.doms[dom].members, 1ULL << idx,
+				  __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+/**
+ * switch_l2_init() - a new port's domains, isolation settings and storm
  *		      budget
  * @idx:	port index
- * @spec:	its spec (vlan, isolated, tagged, max-macs, mac, flood-rate,
- *		flood-burst)
+ * @spec:	its spec (vlan, trunk, native, isolated, tagged, max-macs,
+ *		mac, flood-rate, flood-burst)
  *
  * Return: 0 or -errno from switch_dom_get() or fdb_static_add()
  * Context: control thread, before the port is in use
@@ -267,7 +360,8 @@ static void switch_dom_put(unsigned int dom)
 static int switch_l2_init(unsigned int idx, const struct port_spec *spec)
 {
 	struct switch_l2 *l2 = &sw.l2[idx];
-	int dom, rc;
+	unsigned int vid;
+	int rc;
 
 	storm_init(&l2->storm, spec->flood_rate, spec->flood_burst,
 		   switch_clock_ns());
@@ -276,31 +370,40 @@ static int switch_l2_init(unsigned int idx, const struct port_spec *spec)
 	rate_set(&l2->rate[RATE_RX], spec->rx_rate, spec->rx_burst, now_ns());
 	__atomic_store_n(&l2->hold_ns, 0, __ATOMIC_RELAXED);
 	rate_set(&l2->rate[RATE_TX], spec->tx_rate, spec->tx_burst, now_ns());
-	dom = switch_dom_get(spec->vlan ? spec->vlan : PORT_VLAN_DEFAULT);
-	if (dom < 0)
-		return dom;
-	l2->dom = (uint8_t)dom;
+
+	memset(l2->vlans, 0, sizeof(l2->vlans));
+	l2->trunk = spec->is_trunk;
+	l2->native = 0;
+	if (l2->trunk) {
+		memcpy(l2->vlans, spec->trunk, sizeof(l2->vlans));
+		l2->native = (uint16_t)(port_vlan_has(spec->trunk, spec->native) ?
+					spec->native : 0);
+		vid = l2->native ? l2->native : switch_vlan_next(l2, 0);
+	} else {
+		vid = spec->vlan ? spec->vlan : PORT_VLAN_DEFAULT;
+		if (vid > PORT_VLAN_MAX)
+			return -EINVAL;
+		l2->vlans[vid / 64] = 1ULL << (vid % 64);
+	}
+	if (!vid)
+		return -EINVAL;		/* a trunk of no VLAN */
 	l2->isolated = spec->isolated;
-	l2->tagged = spec->tagged;
+	l2->tagged = spec->tagged && !l2->trunk;
 	l2->locked = spec->has_mac;
 	memcpy(l2->mac, spec->mac, ETH_ALEN);
-	if (l2->locked) {
-		rc = fdb_static_add(&sw.fdb, l2->dom, l2->mac, (uint16_t)idx);
-		if (rc < 0) {
-			l2->locked = false;
-			switch_dom_put(l2->dom);
-			return rc;
-		}
+	rc = switch_doms_join(idx);
+	if (rc < 0) {
+		l2->locked = false;
+		return rc;
 	}
-	__atomic_fetch_or(&sw.doms[dom].members, 1ULL << idx,
-			  __ATOMIC_RELAXED);
+	l2->dom = (uint8_t)sw.vid_dom[vid];
 	if (l2->isolated)
 		__atomic_fetch_or(&sw.isolated, 1ULL << idx, __ATOMIC_RELAXED);
 	return 0;
 }
 
 /**
- * switch_l2_fini() - undo switch_l2_init() (domain, static entries)
+ * switch_l2_fini() - undo switch_l2_init() (domains, static entries)
  * @idx:	port index
  * Context: control thread
  */
@@ -308,13 +411,12 @@ static void switch_l2_fini(unsigned int idx)
 {
 	struct switch_l2 *l2 = &sw.l2[idx];
 
-	__atomic_fetch_and(&sw.doms[l2->dom].members, ~(1ULL << idx),
-			   __ATOMIC_RELAXED);
 	__atomic_fetch_and(&sw.isolated, ~(1ULL << idx), __ATOMIC_RELAXED);
 	/* The lock and every static entry vhostctl gave the port. */
 	fdb_flush_port_static(&sw.fdb, (uint16_t)idx);
 	l2->locked = false;
-	switch_dom_put(l2->dom);
+	switch_doms_leave(idx, PORT_VLAN_MAX + 1);
+	memset(l2->vlans, 0, sizeof(l2->vlans));
 }
 
 /**
@@ -545,14 +647,14 @@ static inline bool eth_is_tagged(const struct ethhdr *eth)
 }
 
 /**
- * switch_learn() - learn @mac on @src, counting a refusal
+ * switch_learn_in() - learn @mac on @src in domain @dom, counting a refusal
  * @src:	port the frame came from
+ * @dom:	the frame's domain (the port's own, or a trunk's tag's)
  * @mac:	its unicast, non-zero source MAC
  * @now:	switch_now_s()
- *
- * Context: the worker that polled @src (also switch_lend_rx()).
  */
-void switch_learn(struct port *src, const uint8_t *mac, uint32_t now)
+static void switch_learn_in(struct port *src, uint8_t dom, const uint8_t *mac,
+			    uint32_t now)
 {
 	static const int8_t why[FDB_LEARN_COUNT] = {
 		[FDB_LEARN_OK]		= -1,
@@ -561,17 +663,31 @@ void switch_learn(struct port *src, const uint8_t *mac, uint32_t now)
 		[FDB_LEARN_LOCKED]	= STATS_LEARN_LOCKED,
 		[FDB_LEARN_FULL]	= STATS_LEARN_FULL,
 	};
-	enum fdb_learn_rc rc = fdb_learn(&sw.fdb, sw.l2[src->idx].dom, mac,
-					 (uint16_t)src->idx, now);
+	enum fdb_learn_rc rc = fdb_learn(&sw.fdb, dom, mac, (uint16_t)src->idx,
+					 now);
 
 	if (unlikely(why[rc] >= 0))
 		stats_add(&port_ctr(src)->learn_refused[why[rc]], 1);
 }
 
 /**
+ * switch_learn() - learn @mac on @src, in its domain
+ * @src:	port the frame came from
+ * @mac:	its unicast, non-zero source MAC
+ * @now:	switch_now_s()
+ *
+ * Context: the worker that polled @src (also switch_lend_rx()).
+ */
+void switch_learn(struct port *src, const uint8_t *mac, uint32_t now)
+{
+	switch_learn_in(src, sw.l2[src->idx].dom, mac, now);
+}
+
+/**
  * switch_src_ok() - may a frame from @smac on @src be forwarded; learn it
  * @src:	source port
  * @l2:		its isolation settings
+ * @dom:	the frame's domain
  * @smac:	the frame's source MAC
  * @now:	switch_now_s()
  *
@@ -583,13 +699,13 @@ void switch_learn(struct port *src, const uint8_t *mac, uint32_t now)
  * Return: false if the frame must be dropped as spoofed
  */
 static inline bool switch_src_ok(struct port *src,
-				 const struct switch_l2 *l2,
+				 const struct switch_l2 *l2, uint8_t dom,
 				 const uint8_t *smac, uint32_t now)
 {
 	if (l2->locked)
 		return !memcmp(smac, l2->mac, ETH_ALEN);
 	if (!eth_is_group(smac) && !eth_is_zero(smac))
-		switch_learn(src, smac, now);
+		switch_learn_in(src, dom, smac, now);
 	return true;
 }
 
@@ -688,6 +804,281 @@ bool switch_port_held(const struct port *p, uint64_t *until)
 }
 
 /**
+ * struct switch_tag - a frame's VLAN as the switch sees it
+ * @tci:	802.1Q tag control: priority bits and the VLAN of its
+ *		domain (host order)
+ * @type:	the ethertype behind the tag, or the frame's own if it came
+ *		untagged (network order)
+ * @popped:	bytes 12-17 of the frame are a tag the switch took: no
+ *		destination gets them as they lie
+ *
+ * Filled in for frames from a trunk (switch_trunk_in()); for a frame
+ * from an access port, made at the destination (switch_out()).
+ */
+struct switch_tag {
+	uint16_t tci;
+	uint16_t type;
+	bool popped;
+};
+
+#define SWITCH_TCI_VID	0x0fff
+
+/**
+ * struct switch_view - a frame with its Ethernet header made by the
+ *			switch: the tag pushed or popped
+ * @pkt:	the view: @hdr, then the frame's bytes past its header
+ * @hdr:	MACs, [802.1Q tag,] ethertype, all from the switch's copies
+ */
+struct switch_view {
+	struct pkt pkt;
+	uint8_t hdr[ETH_HLEN + ETH_VLAN_HLEN];
+};
+
+/**
+ * struct switch_views - one burst's views, each made at most once
+ * @view:	[1]: tagged, [0]: untagged, per frame of the burst
+ * @built:	bit i of [t]: @view[t][i] is made for this burst
+ * @bad:	bit i of [t]: it could not be (each destination that
+ *		would have had it counts a drop)
+ */
+struct switch_views {
+	struct switch_view view[2][SWITCH_BURST];
+	uint32_t built[2];
+	uint32_t bad[2];
+};
+
+_Static_assert(SWITCH_BURST <= 32, "a burst's views are a uint32_t mask");
+
+/* Per thread: a view lives for one switch_forward(), which never nests. */
+static __thread struct switch_views switch_tls_views;
+
+/**
+ * switch_trunk_in() - the domain of a frame from a trunk, its tag taken
+ * @l2:		the trunk
+ * @pkt:	the frame
+ * @t:		out: its tag
+ *
+ * A tag (read once from the frame into @t; what follows looks at that
+ * copy only) names the VLAN, which must be on the trunk's list.  An
+ * untagged frame and a priority tag (VLAN 0) belong to the native VLAN;
+ * without one they are dropped.  A service tag (802.1ad), tag 4095 and a
+ * tag cut short are dropped too.
+ *
+ * Return: the domain index, or -1 to drop (drops.vlan)
+ */
+static int switch_trunk_in(const struct switch_l2 *l2, const struct pkt *pkt,
+			   struct switch_tag *t)
+{
+	uint8_t b[ETH_VLAN_HLEN];
+	unsigned int vid, pcp = 0;
+
+	t->popped = false;
+	t->type = pkt->eth.h_proto;
+	if (pkt->eth.h_proto == htons(ETH_P_8021Q)) {
+		if (pkt->len < ETH_HLEN + ETH_VLAN_HLEN ||
+		    iov_to_buf(pkt->iov, pkt->iovcnt, ETH_HLEN, b,
+			       sizeof(b)) != sizeof(b))
+			return -1;
+		t->popped = true;
+		memcpy(&t->type, b + 2, sizeof(t->type));
+		pcp = (unsigned int)(b[0] & 0xf0) << 8;
+		vid = ((unsigned int)b[0] << 8 | b[1]) & SWITCH_TCI_VID;
+		if (!vid)
+			vid = l2->native;	/* priority-tagged */
+		else if (!port_vlan_has(l2->vlans, vid))
+			return -1;
+	} else if (pkt->eth.h_proto == htons(ETH_P_8021AD)) {
+		return -1;
+	} else {
+		vid = l2->native;
+	}
+	if (!vid)
+		return -1;
+	t->tci = (uint16_t)(pcp | vid);
+	/* The trunk holds a reference on each of its VLANs' domains. */
+	return __atomic_load_n(&sw.vid_dom[vid], __ATOMIC_RELAXED);
+}
+
+/**
+ * switch_view() - a frame with a header of the switch's making
+ * @v:		where to make it
+ * @pkt:	the frame
+ * @t:		its tag
+ * @tag:	push @t's tag (else leave the frame untagged)
+ *
+ * The header is the switch's own copy (MACs from @pkt->eth, the tag and
+ * ethertype from @t), never re-read from the source's memory: a guest
+ * that rewrites its header behind the switch's back cannot name another
+ * VLAN on a trunk.  The rest of the frame stays where it is, referenced,
+ * for the destination's one copy.  The offload offsets move with the
+ * header: csum_start always, hdr_len when it covers the header.
+ *
+ * Return: the view, or NULL if the frame cannot take it (too many
+ *	   segments, offsets inside the header: drops.offload)
+ */
+static struct pkt *switch_view(struct switch_view *v, const struct pkt *pkt,
+			       const struct switch_tag *t, bool tag)
+{
+	size_t skip = t->popped ? ETH_HLEN + ETH_VLAN_HLEN : ETH_HLEN;
+	size_t hlen = tag ? ETH_HLEN + ETH_VLAN_HLEN : ETH_HLEN;
+	struct pkt *o = &v->pkt;
+	uint8_t *h = v->hdr;
+	int rc;
+
+	if (pkt->len < skip)
+		return NULL;
+	rc = iov_slice(pkt->iov, pkt->iovcnt, skip, pkt->len - skip,
+		       o->iov + 1, PKT_IOV_MAX - 1);
+	if (rc < 0)
+		return NULL;
+	memcpy(h, pkt->eth.h_dest, 2 * ETH_ALEN);
+	if (tag) {
+		h[12] = ETH_P_8021Q >> 8;
+		h[13] = ETH_P_8021Q & 0xff;
+		h[14] = (uint8_t)(t->tci >> 8);
+		h[15] = (uint8_t)t->tci;
+		memcpy(h + 16, &t->type, sizeof(t->type));
+	} else {
+		memcpy(h + 12, &t->type, sizeof(t->type));
+	}
+	memcpy(&o->eth, h, ETH_HLEN);
+	o->iov[0].iov_base = h;
+	o->iov[0].iov_len = hlen;
+	o->iovcnt = (uint32_t)rc + 1;
+	o->len = (uint32_t)(pkt->len - skip + hlen);
+	o->vnet = pkt->vnet;
+	o->src_feat = pkt->src_feat;
+	if (o->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+		size_t cs = le16toh(o->vnet.csum_start);
+
+		if (cs < skip || cs - skip + hlen > UINT16_MAX)
+			return NULL;
+		o->vnet.csum_start = htole16((uint16_t)(cs - skip + hlen));
+	}
+	if (o->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE) {
+		size_t hl = le16toh(o->vnet.hdr_len);
+
+		if (hl >= skip && hl - skip + hlen <= UINT16_MAX)
+			o->vnet.hdr_len = htole16((uint16_t)(hl - skip + hlen));
+	}
+	return o;
+}
+
+/**
+ * switch_out() - a burst's frames as destination @dl2 gets them
+ * @dl2:	the destination
+ * @src_l2:	the source
+ * @pkts:	the source's burst
+ * @idx:	the frames for the destination, by index into @pkts
+ * @n:		how many
+ * @tags:	their tags, if the source is a trunk
+ * @views:	this burst's views
+ * @xp:		out: the frames to hand to the destination
+ *
+ * Between access ports, the frames as they are.  A trunk gets every
+ * frame through a view: tagged with its VLAN, except the native VLAN's,
+ * which leave untagged unless they carry a tag of their own (then they
+ * are tagged too, so that no frame of the native VLAN is read as
+ * another's).  An access port gets a trunk's frames with the tag popped.
+ *
+ * Return: frames in @xp; the rest are counted on @bad
+ */
+static unsigned int switch_out(const struct switch_l2 *dl2,
+			       const struct switch_l2 *src_l2,
+			       struct pkt *const *pkts, const uint8_t *idx,
+			       unsigned int n, const struct switch_tag *tags,
+			       struct switch_views *views, struct pkt **xp)
+{
+	unsigned int k, m = 0;
+
+	if (likely(!dl2->trunk && !src_l2->trunk)) {
+		for (k = 0; k < n; k++)
+			xp[k] = pkts[idx[k]];
+		return n;
+	}
+	for (k = 0; k < n; k++) {
+		unsigned int i = idx[k];
+		const struct pkt *pkt = pkts[i];
+		struct switch_tag t;
+		unsigned int tag;
+
+		if (src_l2->trunk) {
+			t = tags[i];
+		} else {
+			t.tci = sw.doms[src_l2->dom].vid;
+			t.type = pkt->eth.h_proto;
+			t.popped = false;
+		}
+		if (!dl2->trunk && !t.popped) {
+			xp[m++] = pkts[i];
+			continue;
+		}
+		tag = dl2->trunk &&
+		      ((t.tci & SWITCH_TCI_VID) != dl2->native ||
+		       t.type == htons(ETH_P_8021Q) ||
+		       t.type == htons(ETH_P_8021AD));
+		if (unlikely(views->bad[tag] & 1U << i))
+			continue;
+		if (!(views->built[tag] & 1U << i)) {
+			if (!switch_view(&views->view[tag][i], pkt, &t, tag)) {
+				views->bad[tag] |= 1U << i;
+				continue;
+			}
+			views->built[tag] |= 1U << i;
+		}
+		xp[m++] = &views->view[tag][i].pkt;
+	}
+	return m;
+}
+
+/**
+ * struct switch_dom_acc - one domain's share of a burst, counted once
+ * @dom:	domain index
+ * @fwd:	frames forwarded
+ * @bytes:	their bytes
+ * @flooded:	of them, flooded
+ */
+struct switch_dom_acc {
+	uint8_t dom;
+	unsigned int fwd;
+	uint64_t bytes;
+	unsigned int flooded;
+};
+
+static void switch_dom_flush(struct switch_dom_acc *a)
+{
+	struct switch_dom_ctr *dc = &sw.dom_ctr[stats_slot][a->dom];
+
+	if (!a->fwd)
+		return;
+	stats_add(&dc->frames, a->fwd);
+	stats_add(&dc->bytes, a->bytes);
+	if (a->flooded)
+		stats_add(&dc->flooded, a->flooded);
+	a->fwd = a->flooded = 0;
+	a->bytes = 0;
+}
+
+/**
+ * switch_flood_set() - who a flood from @sidx in domain @dom reaches
+ * @l2:		the source
+ * @sidx:	its index
+ * @dom:	the frame's domain
+ * @iso:	the isolated ports
+ * Return: the domain's members, not the source, and no isolated port if
+ *	   the source is one
+ */
+static inline uint64_t switch_flood_set(const struct switch_l2 *l2,
+					unsigned int sidx, uint8_t dom,
+					uint64_t iso)
+{
+	uint64_t flood = __atomic_load_n(&sw.doms[dom].members,
+					 __ATOMIC_RELAXED) & ~(1ULL << sidx);
+
+	return unlikely(l2->isolated) ? flood & ~iso : flood;
+}
+
+/**
  * switch_forward() - forward a burst received on @src
  * @src:	port the frames came from
  * @pkts:	frames (at most SWITCH_BURST are looked at per call; callers
@@ -702,33 +1093,32 @@ bool switch_port_held(const struct port *p, uint64_t *until)
 void switch_forward(struct port *src, struct pkt *const *pkts,
 		    unsigned int n)
 {
-	struct pkt *out[SWITCH_PORTS_MAX][SWITCH_BURST];
+	uint8_t out[SWITCH_PORTS_MAX][SWITCH_BURST];
+	struct switch_tag tags[SWITCH_BURST];
+	struct pkt *xp[SWITCH_BURST];
 	unsigned int cnt[SWITCH_PORTS_MAX];
 	unsigned int nports = switch_port_count();
 	uint16_t sidx = (uint16_t)src->idx;
 	struct switch_l2 *l2 = &sw.l2[sidx];
+	struct switch_views *views = &switch_tls_views;
 	const uint8_t *last_src = NULL, *last_dst = NULL;
 	uint16_t last_to = FDB_NO_PORT;
 	uint32_t now = switch_now_s();
 	unsigned int i, d, tokens = 0, spoofed = 0, storm = 0;
-	unsigned int vlan = 0, isolated = 0, fwd = 0, flooded = 0;
-	uint8_t dom = l2->dom;
+	unsigned int vlan = 0, isolated = 0, offload = 0;
+	struct switch_dom_acc acc = { .dom = l2->dom };
 	uint64_t iso = __atomic_load_n(&sw.isolated, __ATOMIC_RELAXED);
-	uint64_t flood, bytes = 0;
+	uint64_t flood;
 	bool src_ok = true, took = false;
 
 	if (n > SWITCH_BURST)
 		n = SWITCH_BURST;
-	/* Who a flood from @src reaches: its domain, not itself, and no
-	 * isolated port if it is one.
-	 */
-	flood = __atomic_load_n(&sw.doms[dom].members, __ATOMIC_RELAXED) &
-		~(1ULL << sidx);
-	if (unlikely(l2->isolated))
-		flood &= ~iso;
-	else
+	flood = switch_flood_set(l2, sidx, acc.dom, iso);
+	if (likely(!l2->isolated))
 		iso = 0;
 	memset(cnt, 0, sizeof(cnt[0]) * nports);
+	views->built[0] = views->built[1] = 0;
+	views->bad[0] = views->bad[1] = 0;
 	capture_burst(sidx, CAPTURE_RX, pkts, n);
 
 	for (i = 0; i < n; i++) {
@@ -738,7 +1128,23 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		uint64_t m;
 		uint16_t to;
 
-		if (unlikely(!l2->tagged) && unlikely(eth_is_tagged(&pkt->eth))) {
+		if (unlikely(l2->trunk)) {
+			int fd = switch_trunk_in(l2, pkt, &tags[i]);
+
+			if (fd < 0) {
+				vlan++;
+				continue;
+			}
+			/* A new domain: its own table, members, counters. */
+			if (fd != acc.dom) {
+				switch_dom_flush(&acc);
+				acc.dom = (uint8_t)fd;
+				flood = switch_flood_set(l2, sidx, acc.dom,
+							 iso);
+				last_src = last_dst = NULL;
+			}
+		} else if (unlikely(!l2->tagged) &&
+			   unlikely(eth_is_tagged(&pkt->eth))) {
 			vlan++;
 			continue;
 		}
@@ -746,7 +1152,7 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		 * the table consulted once per new source and destination.
 		 */
 		if (!last_src || memcmp(smac, last_src, ETH_ALEN)) {
-			src_ok = switch_src_ok(src, l2, smac, now);
+			src_ok = switch_src_ok(src, l2, acc.dom, smac, now);
 			last_src = smac;
 		}
 		if (unlikely(!src_ok)) {
@@ -756,7 +1162,7 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 
 		if (!eth_is_group(dst)) {
 			if (!last_dst || memcmp(dst, last_dst, ETH_ALEN)) {
-				last_to = fdb_lookup(&sw.fdb, dom, dst);
+				last_to = fdb_lookup(&sw.fdb, acc.dom, dst);
 				last_dst = dst;
 			}
 			to = last_to;
@@ -769,10 +1175,10 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 					isolated++;
 					continue;
 				}
-				fwd++;
-				bytes += pkt->len;
+				acc.fwd++;
+				acc.bytes += pkt->len;
 				if (switch_port_is_up(p))
-					out[to][cnt[to]++] = pkt;
+					out[to][cnt[to]++] = (uint8_t)i;
 				else
 					stats_add(&port_ctr(p)->drops[STATS_DROP_PORT_DOWN], 1);
 				continue;
@@ -795,29 +1201,35 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 			}
 			tokens--;
 		}
-		fwd++;
-		flooded++;
-		bytes += pkt->len;
+		acc.fwd++;
+		acc.flooded++;
+		acc.bytes += pkt->len;
 		for (m = flood; m; m &= m - 1) {
 			d = (unsigned int)__builtin_ctzll(m);
 			if (d >= nports || !switch_port_is_up(&sw.ports[d]))
 				continue;
-			out[d][cnt[d]++] = pkt;
+			out[d][cnt[d]++] = (uint8_t)i;
 		}
 	}
 
 	for (d = 0; d < nports; d++) {
 		struct port *p = &sw.ports[d];
+		unsigned int k;
 
 		if (!cnt[d])
 			continue;
+		k = switch_out(&sw.l2[d], l2, pkts, out[d], cnt[d], tags, views,
+			       xp);
+		offload += cnt[d] - k;
 		if (unlikely(rate_on(&sw.l2[d].rate[RATE_TX]))) {
-			cnt[d] = switch_rate_admit(p, src, out[d], cnt[d]);
-			if (!cnt[d])
+			k = switch_rate_admit(p, src, xp, k);
+			if (!k)
 				continue;
 		}
-		capture_burst(d, CAPTURE_TX, out[d], cnt[d]);
-		p->ops->xmit(p, out[d], cnt[d]);
+		if (!k)
+			continue;
+		capture_burst(d, CAPTURE_TX, xp, k);
+		p->ops->xmit(p, xp, k);
 	}
 	if (tokens)
 		storm_give(&l2->storm, tokens);
@@ -829,14 +1241,9 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		stats_add(&port_ctr(src)->drops[STATS_DROP_VLAN], vlan);
 	if (unlikely(isolated))
 		stats_add(&port_ctr(src)->drops[STATS_DROP_ISOLATED], isolated);
-	if (fwd) {
-		struct switch_dom_ctr *dc = &sw.dom_ctr[stats_slot][dom];
-
-		stats_add(&dc->frames, fwd);
-		stats_add(&dc->bytes, bytes);
-		if (flooded)
-			stats_add(&dc->flooded, flooded);
-	}
+	if (unlikely(offload))
+		stats_add(&port_ctr(src)->drops[STATS_DROP_OFFLOAD], offload);
+	switch_dom_flush(&acc);
 }
 
 /**
@@ -886,6 +1293,9 @@ static inline int switch_lend_steer(const struct port *dst,
 	if (unlikely(!l2->tagged) && unlikely(eth_is_tagged(&pkt->eth)))
 		return STATS_DIRECT_STEER;
 	if (unlikely(l2->isolated) && sw.l2[dst->idx].isolated)
+		return STATS_DIRECT_STEER;
+	/* A tag to push or pop is switch_forward()'s (switch_lenders()). */
+	if (unlikely(l2->trunk) || unlikely(sw.l2[dst->idx].trunk))
 		return STATS_DIRECT_STEER;
 	return -1;
 }
@@ -1167,6 +1577,22 @@ unsigned int switch_port_dom(unsigned int idx)
 }
 
 /**
+ * switch_port_in() - the domain of VLAN @vid, if port @idx is in it
+ * @idx:	port index
+ * @vid:	VLAN
+ * Return: the domain index, or -ENOENT
+ */
+int switch_port_in(unsigned int idx, unsigned int vid)
+{
+	int dom = switch_vid_dom(vid);
+
+	if (dom < 0 || idx >= SWITCH_PORTS_MAX ||
+	    !(switch_dom_members((unsigned int)dom) & 1ULL << idx))
+		return -ENOENT;
+	return dom;
+}
+
+/**
  * switch_static_add() - a static MAC table entry (vhostctl fdb add)
  * @vid:	the VLAN of its domain
  * @mac:	unicast station address
@@ -1182,7 +1608,8 @@ int switch_static_add(unsigned int vid, const uint8_t *mac, unsigned int idx)
 
 	if (dom < 0)
 		return dom;
-	if (!switch_port(idx) || sw.l2[idx].dom != dom)
+	if (!switch_port(idx) || !(switch_dom_members((unsigned int)dom) &
+				    1ULL << idx))
 		return -EXDEV;
 	return fdb_static_add(&sw.fdb, (uint8_t)dom, mac, (uint16_t)idx);
 }
@@ -1214,18 +1641,21 @@ int switch_static_del(unsigned int vid, const uint8_t *mac, unsigned int idx)
  * @src:	source port
  * @dst:	destination index
  *
- * Return: true if @dst is another port of @src's domain, and not both
- *	   are isolated
+ * Return: true if @dst is another port of one of @src's domains, and not
+ *	   both are isolated
  */
 bool switch_reaches(const struct port *src, unsigned int dst)
 {
 	const struct switch_l2 *l2 = &sw.l2[src->idx];
+	unsigned int w;
 
 	if (dst >= SWITCH_PORTS_MAX || dst == src->idx ||
-	    !(__atomic_load_n(&sw.doms[l2->dom].members, __ATOMIC_RELAXED) &
-	      1ULL << dst))
+	    (l2->isolated && sw.l2[dst].isolated))
 		return false;
-	return !(l2->isolated && sw.l2[dst].isolated);
+	for (w = 0; w < PORT_VLAN_WORDS; w++)
+		if (l2->vlans[w] & sw.l2[dst].vlans[w])
+			return true;
+	return false;
 }
 
 /**
@@ -1247,7 +1677,12 @@ unsigned int switch_lenders(const struct port *src, uint64_t src_feat,
 	for (i = 0; i < np && n < max; i++) {
 		struct port *p = switch_port(i);
 
-		if (!p || !p->ops->lend_begin || !switch_reaches(src, i))
+		/* A trunk's tags are pushed and popped in switch_forward()'s
+		 * views: a frame landed straight in a guest's buffers as the
+		 * reader read it would keep or lack its tag.
+		 */
+		if (!p || !p->ops->lend_begin || !switch_reaches(src, i) ||
+		    sw.l2[src->idx].trunk || sw.l2[i].trunk)
 			continue;
 		out[n].idx = i;
 		out[n].ok = p->ops->lend_ok && p->ops->lend_ok(p, src_feat);

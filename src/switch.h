@@ -42,12 +42,16 @@ _Static_assert(SWITCH_PORTS_MAX <= PORT_IDX_MAX,
  *			port's RX buffers (struct port_host's lend_rx).
  * switch_lenders()	control: the ports that lend RX buffers (port_host).
  * switch_reaches()	whether frames from @src may be delivered to port
- *			@dst (same bridge domain, not both isolated).
+ *			@dst (a bridge domain in common, not both
+ *			isolated).
  * switch_dom_vid()	the VLAN of a domain index (0: none).
  * switch_vid_dom()	the domain index of a VLAN, or -ENOENT.
  * switch_dom_stats()	a domain's frames, bytes and floods (any thread).
  * switch_dom_members()	a domain's ports, as a bitmask.
- * switch_port_dom()	a port's domain index.
+ * switch_port_dom()	a port's domain index (a trunk's native one, else
+ *			its lowest VLAN's).
+ * switch_port_in()	the domain index of VLAN @vid if port @idx is in
+ *			it, else -ENOENT.
  * switch_static_add()	control: a static entry, VLAN + MAC -> port
  *			(vhostctl fdb add).
  * switch_static_del()	control: remove one (not a port's mac= lock).
@@ -89,6 +93,7 @@ void switch_dom_stats(unsigned int dom, uint64_t *frames, uint64_t *bytes,
 		      uint64_t *flooded);
 uint64_t switch_dom_members(unsigned int dom);
 unsigned int switch_port_dom(unsigned int idx);
+int switch_port_in(unsigned int idx, unsigned int vid);
 int switch_static_add(unsigned int vid, const uint8_t *mac, unsigned int idx);
 int switch_static_del(unsigned int vid, const uint8_t *mac, unsigned int idx);
 unsigned int switch_lend_flows(unsigned int idx, uint8_t *table,

@@ -45,6 +45,8 @@
  */
 #define PORT_MAX_MACS_DEFAULT	64
 #define PORT_VLAN_DEFAULT	1	/* a port without vlan= (Linux: pvid 1) */
+#define PORT_VLAN_MAX		4094	/* 802.1Q: 0 and 4095 name no VLAN */
+#define PORT_VLAN_WORDS		64	/* a set of VLAN IDs, a bit each */
 #define PORT_RATE_UNSET		UINT64_MAX	/* rate= etc. not given */
 #define PORT_MAX_MACS_MAX	4096	/* max-macs= at most: the MAC table's
 					 * size (FDB_SIZE, checked in conf.c)
@@ -95,6 +97,10 @@ struct port;
  *			struct port_ip (family AF_UNSPEC when not given);
  *			with PORT_OPT_LIST an array of them, the key
  *			repeatable, filled in the order given
+ * @PORT_OPT_VLANS:	VLAN IDs 1-4094, one or a range A-B, several joined
+ *			by ':'; the key may repeat, adding to the set (a
+ *			uint64_t[PORT_VLAN_WORDS] bitmap, empty when not
+ *			given)
  * @PORT_OPT_ACL:	one key of a listening socket's struct usock_acl:
  *			the key is owner, group, mode, allow-uid or
  *			allow-gid; users and groups are resolved at parse
@@ -112,6 +118,7 @@ enum port_opt_type {
 	PORT_OPT_MAC,
 	PORT_OPT_ADDR,
 	PORT_OPT_IP,
+	PORT_OPT_VLANS,
 	PORT_OPT_ACL,
 };
 
@@ -210,6 +217,11 @@ struct port_ip {
  * @isolated:	talks to no other isolated port of its domain (isolated=)
  * @tagged:	frames carrying a VLAN tag are taken from the peer, as
  *		payload of the domain (tagged=; default: !@vlan_set)
+ * @trunk:	a trunk port's VLANs (trunk=), bit v of word v / 64: VLAN
+ *		v; all zero for an access port
+ * @is_trunk:	trunk= was given
+ * @native:	a trunk's untagged VLAN (native=; 0: untagged frames are
+ *		dropped), also in @trunk
  * @given:	bit i: the type's @opts[i] was in the spec
  * @opts:	the type's options struct, @ops->opts_size bytes
  */
@@ -232,9 +244,40 @@ struct port_spec {
 	bool vlan_set;
 	bool isolated;
 	bool tagged;
+	bool is_trunk;
+	unsigned int native;
+	uint64_t trunk[PORT_VLAN_WORDS];
 	uint32_t given;
 	_Alignas(16) unsigned char opts[PORT_OPTS_SIZE];
 };
+
+/**
+ * port_vlan_has() - whether VLAN @vid is in a set (struct port_spec
+ *		     @trunk)
+ * @set:	PORT_VLAN_WORDS words
+ * @vid:	VLAN ID, any value (out of 1-4094: never in it)
+ * Return: true if in it
+ */
+static inline bool port_vlan_has(const uint64_t *set, unsigned int vid)
+{
+	return vid && vid <= PORT_VLAN_MAX && (set[vid / 64] >> (vid % 64) & 1);
+}
+
+/**
+ * port_spec_trunk_vlans() - how many VLANs a trunk carries tagged
+ * @spec:	parsed spec
+ * Return: its trunk= VLANs but the native one; 0 for an access port
+ */
+static inline unsigned int port_spec_trunk_vlans(const struct port_spec *spec)
+{
+	unsigned int w, n = 0;
+
+	if (!spec->is_trunk)
+		return 0;
+	for (w = 0; w < PORT_VLAN_WORDS; w++)
+		n += (unsigned int)__builtin_popcountll(spec->trunk[w]);
+	return n - (spec->native ? 1 : 0);
+}
 
 /**
  * port_spec_opts() - a spec's type-specific options

@@ -318,7 +318,7 @@ expected_samples() {
 		elif .key == "learn_refused" then .value | to_entries[] |
 			"vhostd_port_learn_refused_total\(lab($p; .key)) \(.value)"
 		elif .key == "macs" then "vhostd_port_macs\(lab($p; null)) \(.value)"
-		elif .key == "l2" then .value as $l | ("vlan", "isolated", "tagged") as $k |
+		elif .key == "l2" then .value as $l | ("vlan", "isolated", "tagged", "trunk_vlans") as $k |
 			"vhostd_port_\($k)\(lab($p; null)) \($l[$k] | if type == "boolean" then (if . then 1 else 0 end) else . end)"
 		elif .key == "limits" then .value as $l | ("rx", "tx") as $d |
 			("vhostd_port_rate_limit_bytes_per_second{direction=\"\($d)\",port=\"\($p.name)\",type=\"\($p.type)\"} \($l[$d + "_rate"] / 8 | floor)",
