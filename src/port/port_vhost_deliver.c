@@ -164,15 +164,25 @@ static int port_vhost_rx_one(struct port_vhost *pv,
 
 	hdr.num_buffers = mrg ? (uint16_t)nbuf : 0;
 
-	/* Small frames: one source segment into one buffer segment. */
-	if (nbuf == 1 && iovcnt == 1 &&
+	/* Small frames: one buffer segment, which holds all of it (@cap),
+	 * from a few source segments (one; two for a frame whose header
+	 * the switch made, a VLAN tag pushed or popped).
+	 */
+	if (nbuf == 1 && iovcnt <= 4 &&
 	    port_vhost_rx_chain(rq, 0)->in_num == 1) {
 		struct virtq_elem *e = port_vhost_rx_chain(rq, 0);
 		uint8_t *dst = e->iov[e->out_num].iov_base;
 
 		memcpy(dst, &hdr, hdr_len);
-		memcpy(dst + hdr_len, iov[0].iov_base, len);
-		port_vhost_rx_push(pv, rq, vq, (uint32_t)need);
+		dst += hdr_len;
+		for (i = 0; i < iovcnt && left; i++) {
+			size_t n = MIN(iov[i].iov_len, left);
+
+			memcpy(dst, iov[i].iov_base, n);
+			dst += n;
+			left -= n;
+		}
+		port_vhost_rx_push(pv, rq, vq, (uint32_t)(need - left));
 		return 0;
 	}
 
