@@ -17,6 +17,10 @@
  * only the sequence number is patched per send (vdrv_tx_burst_inplace()),
  * as a real guest's driver points descriptors at data instead of copying.
  *
+ * --vlan-a VID, --vlan-b VID: that guest sends its frames with an 802.1Q
+ * tag and wants them tagged back, as a guest's VLAN device behind a
+ * trunk port does; a frame without the tag counts as bad.
+ *
  * "tso" sends 64 KiB TCP/IPv4 frames with a virtio-net header asking for
  * segmentation (gso_size 1448) and checksum completion; B negotiates
  * GUEST_TSO4 and GUEST_CSUM so the frame may cross whole.
@@ -52,7 +56,7 @@ static void usage(void)
 		"usage: vbench tput|rr --a SOCK --b SOCK --size N|tso\n"
 		"              [--seconds S] [--warmup-ms MS] [--fwd-pid PID]\n"
 		"              [--queue N] [--burst N] [--label TEXT]\n"
-		"              [--packed]\n");
+		"              [--packed] [--vlan-a VID] [--vlan-b VID]\n");
 }
 
 /**
@@ -75,6 +79,8 @@ static int parse(int argc, char **argv, struct vb_cfg *cfg)
 		{ "burst", required_argument, NULL, 'n' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "packed", no_argument, NULL, 'P' },
+		{ "vlan-a", required_argument, NULL, 'A' },
+		{ "vlan-b", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -110,12 +116,15 @@ static int parse(int argc, char **argv, struct vb_cfg *cfg)
 		case 'n': cfg->burst = (unsigned int)atoi(optarg); break;
 		case 'l': cfg->label = optarg; break;
 		case 'P': cfg->packed = true; break;
+		case 'A': cfg->vlan_a = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'B': cfg->vlan_b = (unsigned int)strtoul(optarg, NULL, 0); break;
 		default: return -EINVAL;
 		}
 	}
 	if (!cfg->a_path || !cfg->b_path || cfg->seconds <= 0 ||
 	    cfg->size < 14 + sizeof(struct vb_tag) || cfg->size > VB_TSO_LEN ||
-	    !cfg->burst || cfg->burst > 256 || cfg->warmup_ms < 0)
+	    !cfg->burst || cfg->burst > 256 || cfg->warmup_ms < 0 ||
+	    cfg->vlan_a > 4094 || cfg->vlan_b > 4094)
 		return -EINVAL;
 	if (cfg->tso && strcmp(cfg->mode, "tput"))
 		return -EINVAL;
@@ -148,14 +157,14 @@ int main(int argc, char **argv)
 		rc = open_guest(&cfg, cfg.b_path, true, &b);
 	if (rc)
 		goto out;
-	if (prime(a, b)) {
+	if (prime(a, b, &cfg)) {
 		fprintf(stderr, "vbench: %s: no frame crossed between A and B in 10 s (ports down?)\n",
 			cfg.label);
 		rc = 1;
 		goto out;
 	}
-	if (prefill(a, &cfg, mac_b, mac_a, VB_TAG_DATA, &txa, big) ||
-	    prefill(b, &cfg, mac_a, mac_b, VB_TAG_REPLY, &txb, big)) {
+	if (prefill(a, &cfg, cfg.vlan_a, mac_b, mac_a, VB_TAG_DATA, &txa, big) ||
+	    prefill(b, &cfg, cfg.vlan_b, mac_a, mac_b, VB_TAG_REPLY, &txb, big)) {
 		fprintf(stderr, "vbench: prefill failed\n");
 		rc = 1;
 		goto out;

@@ -65,23 +65,26 @@ int open_guest(const struct vb_cfg *cfg, const char *path,
  * @scratch:	VB_BIG bytes
  * Return: 0 or -errno
  */
-int prefill(struct vdrv_dev *d, const struct vb_cfg *cfg,
+int prefill(struct vdrv_dev *d, const struct vb_cfg *cfg, unsigned int vid,
 	    const uint8_t dst[6], const uint8_t src[6], uint32_t tag,
 	    struct vb_tx *tx, uint8_t *scratch)
 {
 	struct virtio_net_hdr_v1 h = { 0 };
-	struct vdrv_tx_pkt p = { .data = scratch, .len = cfg->size };
+	struct vdrv_tx_pkt p = { .data = scratch };
+	uint32_t vl = vid ? 4 : 0;
 
-	tx->off = build_frame(scratch, cfg->size, cfg->tso, dst, src, tag);
-	tx->len = cfg->size;
+	tx->loff = build_frame(scratch, cfg->size, cfg->tso, dst, src, tag);
+	tx->off = tx->loff + vl;
+	tx->len = vlan_push(scratch, cfg->size, vid);
+	p.len = tx->len;
 	tx->seq = 0;
 	tx->tag = tag;
 	if (cfg->tso) {
 		h.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 		h.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
-		h.hdr_len = VB_TSO_HLEN;
+		h.hdr_len = (uint16_t)(VB_TSO_HLEN + vl);
 		h.gso_size = VB_TSO_MSS;
-		h.csum_start = 34;
+		h.csum_start = (uint16_t)(34 + vl);
 		h.csum_offset = 16;
 		p.hdr = &h;
 	}
@@ -104,24 +107,26 @@ int prefill(struct vdrv_dev *d, const struct vb_cfg *cfg,
  * @d:		device
  * @dst:	destination MAC
  * @src:	source MAC
+ * @vid:	its VLAN tag (0: none)
  * Return: 0 or -errno
  */
 static int send_prime(struct vdrv_dev *d, const uint8_t dst[6],
-		      const uint8_t src[6])
+		      const uint8_t src[6], unsigned int vid)
 {
-	uint8_t f[64];
+	uint8_t f[68];
 
-	build_frame(f, sizeof(f), false, dst, src, VB_TAG_PRIME);
-	return vdrv_send(d, f, sizeof(f));
+	build_frame(f, 64, false, dst, src, VB_TAG_PRIME);
+	return vdrv_send(d, f, vlan_push(f, 64, vid));
 }
 
 /**
  * wait_prime() - wait up to @ms for a priming frame on @d
  * @d:	device
  * @ms:	limit
+ * @vid:	the VLAN tag it must carry (0: none)
  * Return: true if one arrived
  */
-static bool wait_prime(struct vdrv_dev *d, int ms)
+static bool wait_prime(struct vdrv_dev *d, int ms, unsigned int vid)
 {
 	int64_t end = now_ns() + (int64_t)ms * 1000000;
 	uint8_t buf[VB_PREFIX];
@@ -132,6 +137,8 @@ static bool wait_prime(struct vdrv_dev *d, int ms)
 		p.buf = buf;
 		p.cap = sizeof(buf);
 		if (vdrv_recv(d, &p, 10) != 1)
+			continue;
+		if (!vlan_pop(buf, &p.len, MIN(p.len, (uint32_t)sizeof(buf)), vid))
 			continue;
 		memcpy(&t, buf + 14, sizeof(t));
 		if (p.len >= 14 + sizeof(t) && t.magic == VB_MAGIC &&
@@ -145,6 +152,7 @@ static bool wait_prime(struct vdrv_dev *d, int ms)
  * prime() - make the path work both ways before measuring
  * @a:	guest A
  * @b:	guest B
+ * @cfg:	point (each side's VLAN tag)
  *
  * B speaks first (a switch learns B), then A (it learns A).  Retried for
  * up to 10 s: a back end may bring its ports up a moment after the
@@ -152,17 +160,17 @@ static bool wait_prime(struct vdrv_dev *d, int ms)
  *
  * Return: 0, or -ETIMEDOUT if the path never worked
  */
-int prime(struct vdrv_dev *a, struct vdrv_dev *b)
+int prime(struct vdrv_dev *a, struct vdrv_dev *b, const struct vb_cfg *cfg)
 {
 	int64_t end = now_ns() + 10 * 1000000000LL;
 	bool ab = false, ba = false;
 	struct vdrv_rx_pkt p;
 
 	while (now_ns() < end && !(ab && ba)) {
-		if (!ba && !send_prime(b, mac_a, mac_b))
-			ba = wait_prime(a, 100);
-		if (ba && !ab && !send_prime(a, mac_b, mac_a))
-			ab = wait_prime(b, 100);
+		if (!ba && !send_prime(b, mac_a, mac_b, cfg->vlan_b))
+			ba = wait_prime(a, 100, cfg->vlan_a);
+		if (ba && !ab && !send_prime(a, mac_b, mac_a, cfg->vlan_a))
+			ab = wait_prime(b, 100, cfg->vlan_b);
 	}
 	if (!(ab && ba))
 		return -ETIMEDOUT;

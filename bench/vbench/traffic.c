@@ -111,6 +111,45 @@ uint32_t build_frame(uint8_t *buf, uint32_t len, bool tso,
 }
 
 /**
+ * vlan_push() - give a frame an 802.1Q tag, as a guest's VLAN device does
+ * @buf:	the frame, with room for 4 more bytes
+ * @len:	its length
+ * @vid:	VLAN (0: leave it untagged)
+ * Return: its new length
+ */
+uint32_t vlan_push(uint8_t *buf, uint32_t len, unsigned int vid)
+{
+	if (!vid)
+		return len;
+	memmove(buf + 16, buf + 12, len - 12);
+	buf[12] = 0x81;
+	buf[13] = 0x00;
+	buf[14] = (uint8_t)(vid >> 8 & 0x0f);
+	buf[15] = (uint8_t)vid;
+	return len + 4;
+}
+
+/**
+ * vlan_pop() - check a frame's 802.1Q tag and take it off
+ * @buf:	the frame (or its first @have bytes)
+ * @len:	its length, less 4 on success
+ * @have:	bytes of it in @buf
+ * @vid:	the VLAN it must carry (0: it must carry none: nothing done)
+ * Return: true if it carried @vid's tag (or @vid is 0)
+ */
+bool vlan_pop(uint8_t *buf, uint32_t *len, uint32_t have, unsigned int vid)
+{
+	if (!vid)
+		return true;
+	if (have < 18 || *len < 18 || buf[12] != 0x81 || buf[13] != 0x00 ||
+	    ((unsigned int)(buf[14] & 0x0f) << 8 | buf[15]) != vid)
+		return false;
+	memmove(buf + 12, buf + 16, MIN(have, *len) - 16);
+	*len -= 4;
+	return true;
+}
+
+/**
  * tx_fill() - vdrv fill callback: patch the sequence number in place
  * @ctx:	struct vb_tx
  * @hdr:	virtio-net header (prefilled, left alone)
@@ -158,11 +197,24 @@ static bool tcp4_csum_ok(const uint8_t *f, uint32_t len)
  * @seq:	out: the frame's sequence number (data frames)
  * Return: true for a good data frame, false for a bad or foreign one
  */
-static bool rx_check(struct vb_rx *v, const struct vdrv_rx_pkt *p, bool full,
+static bool rx_check(struct vb_rx *v, const struct vdrv_rx_pkt *in, bool full,
 		     uint32_t *seq)
 {
+	struct vdrv_rx_pkt q = *in;
+	const struct vdrv_rx_pkt *p = &q;
 	struct vb_tag t;
 	uint32_t i;
+
+	/* A tag of the wrong VLAN, or none, is somebody else's frame. */
+	if (v->vlan && !vlan_pop(q.buf, &q.len, full ? q.len : MIN(q.len, q.cap),
+				 v->vlan)) {
+		if (!v->bad)
+			snprintf(v->first_bad, sizeof(v->first_bad),
+				 "len %u: not tagged with VLAN %u", q.len,
+				 v->vlan);
+		v->bad++;
+		return false;
+	}
 
 	if (p->len < v->off + sizeof(t)) {
 		if (p->len == v->len)	/* ours by size, yet unreadable */
@@ -264,8 +316,8 @@ int run_tput(const struct vb_cfg *cfg, struct vdrv_dev *a,
 {
 	static uint8_t prefix[VB_RX_BURST][VB_PREFIX];
 	struct vdrv_rx_pkt pk[VB_RX_BURST];
-	struct vb_rx v = { .off = txa->off, .len = cfg->size,
-			   .tag = VB_TAG_DATA };
+	struct vb_rx v = { .off = txa->loff, .len = cfg->size,
+			   .tag = VB_TAG_DATA, .vlan = cfg->vlan_b };
 	int64_t t0 = now_ns(), ws = t0 + (int64_t)cfg->warmup_ms * 1000000;
 	int64_t we = ws + (int64_t)(cfg->seconds * 1e9), t, last_rx, ws_real = 0,
 		we_real = 0;
@@ -463,10 +515,10 @@ int run_rr(const struct vb_cfg *cfg, struct vdrv_dev *a,
 	   struct vdrv_dev *b, struct vb_tx *txa, struct vb_tx *txb,
 	   uint8_t *big)
 {
-	struct vb_rx va = { .off = txb->off, .len = cfg->size,
-			    .tag = VB_TAG_REPLY };
-	struct vb_rx vb = { .off = txa->off, .len = cfg->size,
-			    .tag = VB_TAG_DATA };
+	struct vb_rx va = { .off = txb->loff, .len = cfg->size,
+			    .tag = VB_TAG_REPLY, .vlan = cfg->vlan_a };
+	struct vb_rx vb = { .off = txa->loff, .len = cfg->size,
+			    .tag = VB_TAG_DATA, .vlan = cfg->vlan_b };
 	int64_t t0 = now_ns(), ws = t0 + (int64_t)cfg->warmup_ms * 1000000;
 	int64_t we = ws + (int64_t)(cfg->seconds * 1e9), t1, tr, ws_real = 0;
 	double cpu_fwd = 0, cpu_all = 0, win, hz = cpu_hz(), fwait = 0, bwait = 0,

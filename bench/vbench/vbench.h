@@ -28,6 +28,10 @@
 #define VB_TSO_LEN	(VB_TSO_HLEN + VB_TSO_MSS * VB_TSO_SEGS)
 #define VB_BIG		(VB_TSO_LEN + 64)
 #define VB_PREFIX	128u
+
+#ifndef MIN
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
+#endif
 #define VB_RX_BURST	64u
 #define VB_MAX_TIDS	128
 #define VB_MAX_RTT	(16u << 20)
@@ -60,6 +64,9 @@ struct vb_tag {
  * @burst:	TX burst size
  * @label:	free text echoed in the RESULT line
  * @packed:	both guests ask for (and require) packed rings
+ * @vlan_a:	A's frames carry an 802.1Q tag of this VLAN (0: none), as a
+ *		guest behind a trunk port sends and expects them
+ * @vlan_b:	the same for B
  */
 struct vb_cfg {
 	const char *mode;
@@ -74,17 +81,22 @@ struct vb_cfg {
 	unsigned int burst;
 	const char *label;
 	bool packed;
+	unsigned int vlan_a;
+	unsigned int vlan_b;
 };
 
 /**
  * struct vb_tx - what A's (or B's) fill callback patches in
  * @off:	offset of struct vb_tag in the frame
+ * @loff:	the same in the frame without its VLAN tag (what the other
+ *		side checks, once it took its own tag off)
  * @len:	frame length
  * @seq:	next sequence number
  * @tag:	VB_TAG_* written into each frame
  */
 struct vb_tx {
 	uint32_t off;
+	uint32_t loff;
 	uint32_t len;
 	uint32_t seq;
 	uint32_t tag;
@@ -95,6 +107,8 @@ struct vb_tx {
  * @off:	offset of struct vb_tag
  * @len:	expected frame length
  * @tag:	expected tag
+ * @vlan:	frames must arrive with an 802.1Q tag of this VLAN, which
+ *		is checked and taken off first (0: untagged)
  * @next:	lowest sequence number still expected
  * @frames:	verified data frames
  * @bytes:	their bytes
@@ -112,6 +126,7 @@ struct vb_rx {
 	uint32_t off;
 	uint32_t len;
 	uint32_t tag;
+	unsigned int vlan;
 	uint32_t next;
 	uint64_t frames;
 	uint64_t bytes;
@@ -157,10 +172,12 @@ int run_rr(const struct vb_cfg *cfg, struct vdrv_dev *a,
 /* guest.c */
 int open_guest(const struct vb_cfg *cfg, const char *path, bool rx_side,
 	       struct vdrv_dev **dp);
-int prefill(struct vdrv_dev *d, const struct vb_cfg *cfg,
+int prefill(struct vdrv_dev *d, const struct vb_cfg *cfg, unsigned int vid,
 	    const uint8_t dst[6], const uint8_t src[6], uint32_t tag,
 	    struct vb_tx *tx, uint8_t *scratch);
-int prime(struct vdrv_dev *a, struct vdrv_dev *b);
+int prime(struct vdrv_dev *a, struct vdrv_dev *b, const struct vb_cfg *cfg);
+uint32_t vlan_push(uint8_t *buf, uint32_t len, unsigned int vid);
+bool vlan_pop(uint8_t *buf, uint32_t *len, uint32_t have, unsigned int vid);
 
 /* cpu.c */
 int cpu_read(int pid, struct vb_cpu *c);
