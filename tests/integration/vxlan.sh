@@ -27,6 +27,13 @@
 #   vxlan-hostile   short, wrong-flag, wrong-VNI, group-source and
 #                   stranger's datagrams: each counted by reason, vhostd
 #                   serving on
+#   vxlan-tenants   two VNIs, two bridge domains: vx42 (vni 42, vlan=10)
+#                   to B and vx43 (vni 43, vlan=20) to D, whose kernel
+#                   vxlan is VNI 43 now; a TAP in each VLAN, moved to a
+#                   namespace of its own, all four stations on one
+#                   subnet: each tenant reaches its own VNI's station
+#                   only, and the underlay captures carry VNI 42 to B
+#                   and VNI 43 to D, nothing else
 #   vxlan-kernel6   the same link over an IPv6 underlay: ping and 4 MiB
 #   vxlan-spec      bad specs refused at start-up with one line; ctl
 #                   "port add vxlan" refused at run time
@@ -60,8 +67,8 @@ vx_cleanup() {
 IT_CLEANUP_HOOK=vx_cleanup
 
 VX=(vxlan fdb)
-ALL=(vxlan-kernel vxlan-move vxlan-static vxlan-hostile vxlan-kernel6
-     vxlan-spec)
+ALL=(vxlan-kernel vxlan-move vxlan-static vxlan-tenants vxlan-hostile
+     vxlan-kernel6 vxlan-spec)
 for t in socat iperf3 tcpdump python3 ethtool; do
 	if ! command -v $t >/dev/null; then
 		for n in "${ALL[@]}"; do wanted "$n" && skip "$n" "no $t"; done
@@ -356,6 +363,72 @@ EOF
 		ERR="setup failed"
 	fi
 	finish vxlan-static "static entry to its VTEP only, spoof from another VTEP dropped, 7 bad commands refused, del frees the VTEP"
+fi
+
+# ---- vxlan-tenants --------------------------------------------------------
+# tenant_tap NAME NS IP: move vhostd's TAP NAME into a new namespace NS
+tenant_tap() {
+	ns "$2" || return 1
+	for _i in $(seq 100); do
+		ip -n "$NA" link show "$1" >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	ip -n "$NA" link set "$1" netns "$2" || return 1
+	ip netns exec "$2" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip -n "$2" addr add "$3/24" dev "$1" &&
+	ip -n "$2" link set "$1" up
+}
+
+if wanted vxlan-tenants; then
+	ERR=
+	NT1=vxt1-$$
+	NT2=vxt2-$$
+	if topo 4 &&
+	   ip -n "$ND" link del vx0 &&
+	   ip -n "$ND" link add vx0 type vxlan id 43 local 198.18.1.3 \
+		remote 198.18.1.1 dstport 4789 &&
+	   ip -n "$ND" link set vx0 mtu 1500 &&
+	   ip -n "$ND" addr add 198.19.1.3/24 dev vx0 &&
+	   ip -n "$ND" link set vx0 up &&
+	   start_vhostd ip netns exec "$NA" -- 0 \
+		--port "tap,ifname=vt10,name=t10,vlan=10" \
+		--port "tap,ifname=vt20,name=t20,vlan=20" \
+		--port "vxlan,name=vx42,vni=42,vlan=10,local=198.18.0.1,remote=198.18.0.2" \
+		--port "vxlan,name=vx43,vni=43,vlan=20,local=198.18.1.1,remote=198.18.1.3" &&
+	   tenant_tap vt10 "$NT1" 198.19.1.1 && tenant_tap vt20 "$NT2" 198.19.1.4; then
+		ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -w "$TMP/ub.pcap" \
+			udp >/dev/null 2>&1 &
+		tb=$!
+		ip netns exec "$ND" timeout 20 tcpdump -i ud -nn -w "$TMP/ud.pcap" \
+			udp >/dev/null 2>&1 &
+		tdd=$!
+		BGPIDS+=("$tb" "$tdd")
+		sleep 0.5
+		ping_ok "$NT1" 198.19.1.2
+		ping_ok "$NT2" 198.19.1.3
+		ip netns exec "$NT1" ping -c 2 -i 0.2 -W 1 198.19.1.3 >/dev/null 2>&1 &&
+			ERR="${ERR:+$ERR; }VLAN 10 reached VNI 43's station"
+		ip netns exec "$NT2" ping -c 2 -i 0.2 -W 1 198.19.1.2 >/dev/null 2>&1 &&
+			ERR="${ERR:+$ERR; }VLAN 20 reached VNI 42's station"
+		ip netns exec "$NC" ping -c 2 -i 0.2 -W 1 198.19.1.4 >/dev/null 2>&1 &&
+			ERR="${ERR:+$ERR; }VNI 42's station reached VLAN 20"
+		sleep 0.3
+		kill -INT "$tb" "$tdd" 2>/dev/null
+		wait "$tb" "$tdd" 2>/dev/null
+		vb=$(tcpdump -r "$TMP/ub.pcap" -nn -v 2>/dev/null | grep -o 'vni [0-9]*' | sort | uniq -c | awk '{printf "%s:%s ", $3, $1}')
+		vd=$(tcpdump -r "$TMP/ud.pcap" -nn -v 2>/dev/null | grep -o 'vni [0-9]*' | sort | uniq -c | awk '{printf "%s:%s ", $3, $1}')
+		[[ $vb =~ ^42:[0-9]+\ $ ]] || ERR="${ERR:+$ERR; }B's underlay carried VNIs '$vb', want 42 only"
+		[[ $vd =~ ^43:[0-9]+\ $ ]] || ERR="${ERR:+$ERR; }D's underlay carried VNIs '$vd', want 43 only"
+		for c in bad_vni bad_header; do
+			check_ctr vx42 ".$c" -eq 0
+			check_ctr vx43 ".$c" -eq 0
+		done
+		detail="VNI 42 <-> VLAN 10, VNI 43 <-> VLAN 20, each tenant to its own station only; underlay VNI:datagrams B ${vb}D ${vd}"
+	else
+		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
+	fi
+	finish vxlan-tenants "$detail"
+	for n in "$NT1" "$NT2"; do ip netns del "$n" 2>/dev/null; done
 fi
 
 # ---- vxlan-hostile --------------------------------------------------------
