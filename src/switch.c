@@ -89,7 +89,8 @@ _Static_assert(SWITCH_PORTS_MAX <= FDB_PORTS,
  * @trunk:	trunk=: its frames carry 802.1Q tags naming their domain
  * @native:	a trunk's untagged VLAN (native=), 0: none
  * @vlans:	the VLANs of its domains: an access port's one, a trunk's
- *		list (with @native)
+ *		list (with @native); PORT_VLAN_WORDS words in struct
+ *		switch_ctx @vlan_sets, out of the way of the hot fields
  *
  * Written by the control thread before the port is in use; then only
  * @storm and @rate change (atomically, storm.h, rate.h; @rate's settings
@@ -106,7 +107,7 @@ struct switch_l2 {
 	bool tagged;
 	bool trunk;
 	uint16_t native;
-	uint64_t vlans[PORT_VLAN_WORDS];
+	uint64_t *vlans;
 };
 
 #define SWITCH_VID_MAX	4095	/* 802.1Q: 1-4094 name VLANs */
@@ -155,6 +156,7 @@ _Static_assert(SWITCH_PORTS_MAX <= 64, "a domain's members are a uint64_t");
  *		(control thread)
  * @isolated:	bit i set: port i is isolated (read by workers, relaxed)
  * @dom_ctr:	per-domain counters, [stats slot][domain index]
+ * @vlan_sets:	each port's VLANs (struct switch_l2 @vlans)
  */
 static struct switch_ctx {
 	struct port ports[SWITCH_PORTS_MAX];
@@ -166,6 +168,7 @@ static struct switch_ctx {
 	uint16_t vid_dom[SWITCH_VID_MAX + 1];
 	uint64_t isolated;
 	struct switch_dom_ctr dom_ctr[STATS_SLOTS][FDB_DOMS];
+	uint64_t vlan_sets[SWITCH_PORTS_MAX][PORT_VLAN_WORDS];
 } sw;
 
 /**
@@ -200,8 +203,11 @@ void switch_init(uint32_t age_s)
 	memset(&sw.l2, 0, sizeof(sw.l2));
 	memset(&sw.doms, 0, sizeof(sw.doms));
 	memset(&sw.dom_ctr, 0, sizeof(sw.dom_ctr));
-	for (i = 0; i < SWITCH_PORTS_MAX; i++)
+	memset(&sw.vlan_sets, 0, sizeof(sw.vlan_sets));
+	for (i = 0; i < SWITCH_PORTS_MAX; i++) {
 		sw.ports[i].idx = i;
+		sw.l2[i].vlans = sw.vlan_sets[i];
+	}
 	for (i = 0; i <= SWITCH_VID_MAX; i++)
 		sw.vid_dom[i] = SWITCH_DOM_NONE;
 	sw.isolated = 0;
@@ -371,11 +377,12 @@ static int switch_l2_init(unsigned int idx, const struct port_spec *spec)
 	__atomic_store_n(&l2->hold_ns, 0, __ATOMIC_RELAXED);
 	rate_set(&l2->rate[RATE_TX], spec->tx_rate, spec->tx_burst, now_ns());
 
-	memset(l2->vlans, 0, sizeof(l2->vlans));
+	memset(l2->vlans, 0, PORT_VLAN_WORDS * sizeof(*l2->vlans));
 	l2->trunk = spec->is_trunk;
 	l2->native = 0;
 	if (l2->trunk) {
-		memcpy(l2->vlans, spec->trunk, sizeof(l2->vlans));
+		memcpy(l2->vlans, spec->trunk,
+		       PORT_VLAN_WORDS * sizeof(*l2->vlans));
 		l2->native = (uint16_t)(port_vlan_has(spec->trunk, spec->native) ?
 					spec->native : 0);
 		vid = l2->native ? l2->native : switch_vlan_next(l2, 0);
@@ -416,7 +423,7 @@ static void switch_l2_fini(unsigned int idx)
 	fdb_flush_port_static(&sw.fdb, (uint16_t)idx);
 	l2->locked = false;
 	switch_doms_leave(idx, PORT_VLAN_MAX + 1);
-	memset(l2->vlans, 0, sizeof(l2->vlans));
+	memset(l2->vlans, 0, PORT_VLAN_WORDS * sizeof(*l2->vlans));
 }
 
 /**
