@@ -129,7 +129,8 @@ check: $(UNIT_BINS)
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -pthread -Wall -Werror \
 	      -Wno-unused-parameter \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-$(O)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(DAEMON_SRCS)
+$(O)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) tests/unit/stub_host.h \
+		$(DAEMON_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $(filter-out cli/%,$(filter %.c,$^)) $(DAEMON_LIBS)
 

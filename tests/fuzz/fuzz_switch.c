@@ -56,32 +56,9 @@ static char dir[64];
 static bool ready;
 static uint64_t delivered;
 
-static int stub_src_add(struct port *p, uint32_t q, int fd,
-			enum port_src_kind kind)
-{
-	(void)p;
-	(void)q;
-	(void)fd;
-	(void)kind;
-	return 0;
-}
-
-static void stub_src_del(struct port *p, uint32_t q)
-{
-	(void)p;
-	(void)q;
-}
-
-static void stub_quiesce(void)
-{
-}
-
-static const struct port_host host = {
-	.src_add = stub_src_add,
-	.src_del = stub_src_del,
-	.quiesce = stub_quiesce,
-	.set_up = switch_set_up,
-};
+/* Up and down through the switch. */
+#define STUB_SET_UP	switch_set_up
+#include "../unit/stub_host.h"
 
 static uint16_t rd16(const uint8_t *p)
 {
@@ -141,7 +118,7 @@ static void setup(void)
 	if (!mkdtemp(dir))
 		abort();
 	log_set_level(LOG_LVL_ERR);
-	port_host = &host;
+	port_host = &stub_host;
 	switch_init(300);
 	for (i = 0; i < NP; i++) {
 		struct port *p;

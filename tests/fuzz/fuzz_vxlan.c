@@ -39,37 +39,7 @@ static int from[4] = { -1, -1, -1, -1 };
 static struct sockaddr_in to;
 static bool ready;
 
-static int stub_src_add(struct port *p, uint32_t q, int fd,
-			enum port_src_kind kind)
-{
-	(void)p;
-	(void)q;
-	(void)fd;
-	(void)kind;
-	return 0;
-}
-
-static void stub_src_del(struct port *p, uint32_t q)
-{
-	(void)p;
-	(void)q;
-}
-
-static void stub_quiesce(void)
-{
-}
-
-static void stub_set_up(struct port *p, bool up)
-{
-	p->up = up;
-}
-
-static const struct port_host stub_host = {
-	.src_add = stub_src_add,
-	.src_del = stub_src_del,
-	.quiesce = stub_quiesce,
-	.set_up = stub_set_up,
-};
+#include "../unit/stub_host.h"
 
 __attribute__((format(printf, 2, 3)))
 static void out_put(struct port_out *o, const char *fmt, ...)
