@@ -226,7 +226,9 @@ static const char *vhostctl_peer_brief(const struct vj *j,
  * Return: exit status
  *
  * DROPS is the sum of every drop reason ("drops": {...}); the reasons
- * one by one are in "show PORT" and --json.
+ * one by one are in "show PORT" and --json.  VLAN is an access port's
+ * VLAN, or a trunk's list ("t10:20-29", native included), with "/i" for
+ * an isolated port.
  */
 int vhostctl_print_ports(const struct vj *j)
 {
@@ -237,14 +239,26 @@ int vhostctl_print_ports(const struct vj *j)
 		fprintf(stderr, "vhostctl: reply has no port list\n");
 		return 1;
 	}
-	vt_init(&t, 0, "-NAME -TYPE -UP MACS RX-PKTS RX-BYTES TX-PKTS "
+	vt_init(&t, 0, "-NAME -TYPE -UP -VLAN MACS RX-PKTS RX-BYTES TX-PKTS "
 		"TX-BYTES DROPS VIOL -PEER");
 	for (p = vj_first(j, ports); p; p = vj_next(j, p)) {
+		const struct vj_node *l2 = vj_get(j, p, "l2");
 		char b1[32], b2[32], b3[32];
+		const char *tr;
 
 		vt_cell(&t, "%s", vj_str(vj_get(j, p, "name"), "?"));
 		vt_cell(&t, "%s", vj_str(vj_get(j, p, "type"), "?"));
 		vt_cell(&t, "%s", vj_true(vj_get(j, p, "up")) ? "up" : "down");
+		tr = l2 ? vj_str(vj_get(j, l2, "trunk"), NULL) : NULL;
+		if (!l2)
+			vt_cell(&t, "-");
+		else if (tr)
+			vt_cell(&t, "t%.40s%s", tr,
+				vj_true(vj_get(j, l2, "isolated")) ? "/i" : "");
+		else
+			vt_cell(&t, "%llu%s", (unsigned long long)
+				vj_u64(j, vj_get(j, l2, "vlan")),
+				vj_true(vj_get(j, l2, "isolated")) ? "/i" : "");
 		vt_cell(&t, "%llu", (unsigned long long)
 			vj_u64(j, vj_get(j, p, "macs")));
 		vt_cell(&t, "%llu", (unsigned long long)

@@ -110,15 +110,15 @@ for c in ports stats; do
 	wanted vctl-ports || break
 	vc "$c" || fail "$c: rc $?: $(head -c 200 "$TMP/e")"
 	cp "$TMP/o" "$TMP/table"
-	head -n 1 "$TMP/table" | grep -qE '^NAME +TYPE +UP +MACS +RX-PKTS +RX-BYTES +TX-PKTS +TX-BYTES +DROPS +VIOL +PEER$' ||
+	head -n 1 "$TMP/table" | grep -qE '^NAME +TYPE +UP +VLAN +MACS +RX-PKTS +RX-BYTES +TX-PKTS +TX-BYTES +DROPS +VIOL +PEER$' ||
 		fail "$c: heading '$(head -n 1 "$TMP/table")'"
 	[ "$(wc -l <"$TMP/table")" = 4 ] || fail "$c: $(wc -l <"$TMP/table") lines, want 4"
-	for col in 2 3 11; do
+	for col in 2 3 4 12; do
 		aligned "$TMP/table" $col || fail "$c: column $col not aligned"
 	done
-	grep -qE '^vu1 +vhost-user +up +1 +[0-9]+ +[0-9.]+ (B|KiB) .* split 1/1q$' "$TMP/table" ||
+	grep -qE '^vu1 +vhost-user +up +1 +1 +[0-9]+ +[0-9.]+ (B|KiB) .* split 1/1q$' "$TMP/table" ||
 		fail "$c: vu1 row '$(grep '^vu1' "$TMP/table")'"
-	grep -qE '^vu2 +vhost-user +down +0 +0 +0 B +0 +0 B +0 +0 +no peer$' "$TMP/table" ||
+	grep -qE '^vu2 +vhost-user +down +1 +0 +0 +0 B +0 +0 B +0 +0 +no peer$' "$TMP/table" ||
 		fail "$c: vu2 row '$(grep '^vu2' "$TMP/table")'"
 	vc --json "$c" || fail "$c --json: rc $?"
 	jq -e '.ports | map(.name) == ["vu0", "vu1", "vu2"]' "$TMP/o" >/dev/null ||
@@ -127,7 +127,7 @@ for c in ports stats; do
 	for p in vu0 vu1; do
 		want=$(jq -r ".ports[] | select(.name == \"$p\") | \"\(.rx_packets) \(.tx_packets)\"" "$TMP/o")
 		# Each byte count is two words ("576 B").
-		got=$(awk -v p=$p '$1 == p { print $5 " " $8 }' "$TMP/table")
+		got=$(awk -v p=$p '$1 == p { print $6 " " $9 }' "$TMP/table")
 		[ "$want" = "$got" ] || fail "$c: $p table '$got', JSON '$want'"
 	done
 done
