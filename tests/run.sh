@@ -162,6 +162,8 @@ if [ -z "${SKIP_GUEST:-}" ]; then
 		tests/guest/migrate.sh
 	# Two guests on two vhostd joined only by their vxlan ports.
 	step guest-vxlan env VHOSTD=build/asan/vhostd tests/guest/vxlan.sh
+	# A guest's own 802.1Q devices on a trunk port, three access ports.
+	step guest-vlan env VHOSTD=build/asan/vhostd tests/guest/vlan.sh
 	# README.md's libvirt setup, its vhostd line and domain XML as
 	# written, run by a libvirtd of the test's own (in its namespaces).
 	step guest-libvirt env VHOSTD=build/asan/vhostd tests/guest/libvirt.sh
@@ -177,6 +179,7 @@ else
 	skip_step guest-e2e "SKIP_GUEST set"
 	skip_step guest-migrate "SKIP_GUEST set"
 	skip_step guest-vxlan "SKIP_GUEST set"
+	skip_step guest-vlan "SKIP_GUEST set"
 	skip_step guest-libvirt "SKIP_GUEST set"
 	skip_step guest-bench "SKIP_GUEST set"
 fi

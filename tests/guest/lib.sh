@@ -38,13 +38,36 @@ declare -g VG_SEQ=0
 VG_NAMES=()
 VG_EXTRA_PIDS=()
 
-# vg_ensure_image: the guest image must exist (run setup.sh, as root, once);
-# rebuild it without apt when init.sh changed since.
+# vg_image_mods: the modules in the guest image, in insmod order, one line
+vg_image_mods() {
+	gzip -dc "$VG_CACHE/initramfs.gz" | cpio -t --quiet 2>/dev/null |
+		sed -n 's,^modules/[0-9]*-\(.*\)\.ko$,\1,p' | tr '\n' ' '
+}
+
+# vg_ensure_image [MODULE...]: the guest image must exist (run setup.sh, as
+# root, once); rebuild it without apt when init.sh changed since, or when
+# it lacks a MODULE the test needs (e.g. 8021q, which setup.sh adds where
+# the kernel has it: an image built before it did has none).  The rebuild
+# keeps the cache's extra modules (cache/mods, e.g. bench/guests' e1000).
 vg_ensure_image() {
+	local m need=0 have
 	[ -e "$VG_CACHE/initramfs.gz" ] && [ -e "$VG_CACHE/vmlinuz" ] ||
 		vg_die "no guest image in $VG_CACHE: run tests/guest/setup.sh"
-	if [ "$VG_HERE/init.sh" -nt "$VG_CACHE/initramfs.gz" ]; then
-		SKIP_APT=1 "$VG_HERE/setup.sh" || vg_die "rebuilding the initramfs failed"
+	[ "$VG_HERE/init.sh" -nt "$VG_CACHE/initramfs.gz" ] && need=1
+	have=" $(vg_image_mods)"
+	for m in "$@"; do
+		case "$have" in *" $m "*) ;; *) need=1 ;; esac
+	done
+	if [ $need = 1 ]; then
+		VG_CACHE=$VG_CACHE SKIP_APT=1 \
+			VG_EXTRA_MODS=${VG_EXTRA_MODS-$(cat "$VG_CACHE/mods" 2>/dev/null)} \
+			"$VG_HERE/setup.sh" || vg_die "rebuilding the initramfs failed"
+		have=" $(vg_image_mods)"
+		for m in "$@"; do
+			case "$have" in *" $m "*) ;; *)
+				vg_die "the guest image in $VG_CACHE has no $m ($(cat "$VG_CACHE/kver" 2>/dev/null) lacks it?)" ;;
+			esac
+		done
 	fi
 }
 

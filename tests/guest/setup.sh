@@ -12,8 +12,9 @@
 #        |
 #        v
 #   cache/vmlinuz          the guest kernel
-#   cache/initramfs.gz     busybox + init.sh + virtio-net modules + iperf3/iperf/
-#                          sockperf/ping/ethtool and the shared libraries they need
+#   cache/initramfs.gz     busybox + init.sh + virtio-net and 8021q modules +
+#                          iperf3/iperf/sockperf/ping/ethtool and the shared
+#                          libraries they need
 #
 # Environment: KVER (default 6.1.0-57-cloud-amd64, the exact package name suffix;
 # never a glob, which would download every version), SKIP_APT=1 to skip apt-get,
@@ -113,9 +114,18 @@ done
 install -m 0755 "$HERE/init.sh" "$STAGE/init"
 
 # Module chain in insmod order (virtio_pci first, then virtio_net), deduplicated.
+# 8021q (with llc, stp, garp, mrp) too, where the kernel has it: vlan.sh's
+# guest makes 802.1Q devices.  A guest that makes none sends no frame more
+# for it: the module only registers VID 0 in virtio-net's VLAN filter
+# (CTRL_VLAN, QEMU's control queue; vhostd does not filter).
 n=0
 seen=" "
-for m in virtio_pci virtio_net ${VG_EXTRA_MODS:-}; do
+for m in virtio_pci virtio_net 8021q ${VG_EXTRA_MODS:-}; do
+	if [ "$m" = 8021q ] &&
+	   ! modprobe -d "$KROOT" -S "$KVER" --show-depends 8021q >/dev/null 2>&1; then
+		log "$KVER has no 8021q: the guests get no VLAN devices (vlan.sh fails)"
+		continue
+	fi
 	while read -r _ path _; do
 		b=$(basename "$path")
 		case "$seen" in *" $b "*) continue ;; esac
