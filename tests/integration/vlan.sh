@@ -44,7 +44,9 @@
 #   vlan-ctl      vhostctl domains (ports, MACs, frames), fdb add/del of
 #                 a static entry and its errors, the domain series in
 #                 the metrics
-#   vlan-conf     vlan=0, vlan=4095, vlan=x, isolated=maybe: exit 2
+#   vlan-conf     vlan=0, vlan=4095, vlan=x, isolated=maybe, trunk=0,
+#                 trunk=10-4095, trunk=5:x, native= without trunk=,
+#                 trunk= with vlan=: exit 2, the message naming the key
 #
 # Usage: tests/integration/vlan.sh [NAME-GLOB...]
 #   BUILD=dir   where vhostd and vhostctl are (default: build)
@@ -400,27 +402,35 @@ t_ctl() {
 	vc fdb
 	jq -e --arg m "$m" '[.fdb[] | select(.mac == $m)] | length == 0' "$TMP/vc.out" \
 		>/dev/null || fail "static entry still listed after del"
+	vc stats || fail "stats"
+	out=$(jq -c '.ports[] | select(.name == "vl6") | .l2' "$TMP/vc.out")
+	[ "$out" = '{"vlan":0,"isolated":false,"tagged":false,"trunk_vlans":2,"trunk":"10:20"}' ] ||
+		fail "vl6's l2: $out"
 	vc metrics || fail "metrics"
+	grep -q '^vhostd_port_trunk_vlans{port="vl6",type="tap"} 2$' "$TMP/vc.out" ||
+		fail "no vhostd_port_trunk_vlans 2 for vl6"
 	grep -q '^vhostd_domain_frames_total{vlan="20"} [1-9]' "$TMP/vc.out" ||
 		fail "no vhostd_domain_frames_total for VLAN 20"
 	grep -q '^vhostd_domain_macs{vlan="10"} [1-9]' "$TMP/vc.out" ||
 		fail "no vhostd_domain_macs for VLAN 10"
 	result vlan-ctl "$([ -z "$ERR" ] && echo 0 || echo 1)" \
-		"${ERR:-domains $out; fdb add/del and its 5 errors; metrics}"
+		"${ERR:-domains 10=vl1+vl2+vl6 20=vl3+vl4+vl5+vl6; trunk vl6 l2 and gauge; fdb add/del and its 5 errors; metrics}"
 }
 
 t_conf() {
-	local v rc
+	local v rc k
 	ERR=
-	for v in vlan=0 vlan=4095 vlan=x isolated=maybe tagged=2; do
+	for v in vlan=0 vlan=4095 vlan=x isolated=maybe tagged=2 trunk=0 \
+		 trunk=10-4095 trunk=5:x native=5 trunk=10,vlan=10; do
 		timeout 10 "$VHOSTD" --ctl "$TMP/ctl2" \
 			--port "vhost-user,path=$TMP/c.sock,$v" >"$TMP/conf.out" 2>&1
 		rc=$?
 		[ $rc = 2 ] || fail "$v: exit $rc, want 2"
-		grep -q "${v%%=*}" "$TMP/conf.out" || fail "$v: message does not name the key"
+		k=${v##*,}
+		grep -q "${k%%=*}" "$TMP/conf.out" || fail "$v: message does not name the key"
 	done
 	result vlan-conf "$([ -z "$ERR" ] && echo 0 || echo 1)" \
-		"${ERR:-5 bad values refused, exit 2}"
+		"${ERR:-10 bad values refused, exit 2}"
 }
 
 if ! setup; then
