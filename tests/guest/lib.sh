@@ -74,6 +74,24 @@ vg_ensure_image() {
 vg_log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 vg_die() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
+# vg_need_vhostd WHY TOOL...: a script's start: root (WHY: what it is
+# needed for), VHOSTD (default build/vhostd) and the vhostctl beside it,
+# both made absolute, and each TOOL on the PATH
+vg_need_vhostd() {
+	local why=$1 t
+	shift
+	VHOSTD=${VHOSTD:-$(cd "$VG_HERE/../.." && pwd)/build/vhostd}
+	VHOSTCTL=$(dirname "$VHOSTD")/vhostctl
+	[ "$(id -u)" = 0 ] || vg_die "needs root ($why)"
+	[ -x "$VHOSTD" ] && [ -x "$VHOSTCTL" ] ||
+		vg_die "no vhostd/vhostctl at $VHOSTD"
+	for t in "$@"; do
+		command -v "$t" >/dev/null || vg_die "needs $t (tests/deps.sh)"
+	done
+	VHOSTD=$(realpath "$VHOSTD")
+	VHOSTCTL=$(realpath "$VHOSTCTL")
+}
+
 # vg_boot NAME --ip ADDR/LEN --mac MAC (--tap IFNAME | --vhost SOCK |
 #         --vhost-server SOCK) [--netns NS] [--mtu N] [--queues N] [--smp N]
 #         [--qmp SOCK] [--incoming URI] [--model M] [--tap-vhost on|off]

@@ -43,18 +43,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
 
-VHOSTD=${VHOSTD:-$ROOT/build/vhostd}
-VHOSTCTL=$(dirname "$VHOSTD")/vhostctl
 README=${README:-$ROOT/README.md}
-[ "$(id -u)" = 0 ] || vg_die "needs root (netns, mounts, libvirtd)"
-[ -x "$VHOSTD" ] && [ -x "$VHOSTCTL" ] || vg_die "no vhostd/vhostctl at $VHOSTD"
-for t in libvirtd virsh jq nsenter unshare setpriv socat; do
-	command -v "$t" >/dev/null || vg_die "needs $t (tests/deps.sh)"
-done
+vg_need_vhostd "netns, mounts, libvirtd" libvirtd virsh jq nsenter unshare \
+	setpriv socat
 id libvirt-qemu >/dev/null 2>&1 || vg_die "no user libvirt-qemu (libvirt-daemon-system)"
 vg_ensure_image
-VHOSTD=$(realpath "$VHOSTD")
-VHOSTCTL=$(realpath "$VHOSTCTL")
 
 # result STATUS DETAIL: the one line for tests/run.sh
 result() {

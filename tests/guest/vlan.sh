@@ -61,20 +61,13 @@
 # the five netns (198.18.20.0/24, .21, .25, and .22, .24 in the guest).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
 
-VHOSTD=${VHOSTD:-$ROOT/build/vhostd}
-VHOSTCTL=$(dirname "$VHOSTD")/vhostctl
 VL_SECONDS=${VL_SECONDS:-4}
 VL_FLOOD=${VL_FLOOD:-100}
 VL_MIN_MBPS=${VL_MIN_MBPS:-50}
-[ "$(id -u)" = 0 ] || vg_die "needs root (netns, tap)"
-[ -x "$VHOSTD" ] && [ -x "$VHOSTCTL" ] || vg_die "no vhostd/vhostctl at $VHOSTD"
-command -v jq >/dev/null || vg_die "needs jq"
+vg_need_vhostd "netns, tap" jq
 vg_ensure_image 8021q
-VHOSTD=$(realpath "$VHOSTD")
-VHOSTCTL=$(realpath "$VHOSTCTL")
 
 NS=vhg-vl-$$
 NS_MADE=0

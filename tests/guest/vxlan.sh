@@ -21,17 +21,11 @@
 # the two netns (198.18.0.0/24 underlay, 198.19.2.0/24 overlay).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
 
-VHOSTD=${VHOSTD:-$ROOT/build/vhostd}
-VHOSTCTL=$(dirname "$VHOSTD")/vhostctl
 VX_SECONDS=${VX_SECONDS:-5}
-[ "$(id -u)" = 0 ] || vg_die "needs root (netns)"
-[ -x "$VHOSTD" ] && [ -x "$VHOSTCTL" ] || vg_die "no vhostd/vhostctl at $VHOSTD"
-command -v jq >/dev/null || vg_die "needs jq"
+vg_need_vhostd netns jq
 vg_ensure_image
-VHOSTD=$(realpath "$VHOSTD")
 
 NS=vhg-vx1-$$
 NS2=vhg-vx2-$$
@@ -168,7 +162,7 @@ done
 detail="g1<->g2 over VXLAN: ping both ways, iperf3 ${GB[g1]:-?}/${GB[g2]:-?} Gbit/s, 8 MiB sha256 intact, sockperf 256 B p50 ${p50:-?} us p99 ${p99:-?} us, GRO on both ends"
 if [ -z "$ERR" ]; then
 	echo "PASS guest-vxlan  $detail"
-	[ -n "${TEST_RESULTS:-}" ] && echo "PASS guest-vxlan $detail" >>"$TEST_RESULTS"
+	[ -z "${TEST_RESULTS:-}" ] || echo "PASS guest-vxlan $detail" >>"$TEST_RESULTS"
 else
 	echo "FAIL guest-vxlan  $ERR"
 	[ -n "${TEST_RESULTS:-}" ] && echo "FAIL guest-vxlan $ERR" >>"$TEST_RESULTS"
