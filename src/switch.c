@@ -887,13 +887,8 @@ static int switch_trunk_in(const struct switch_l2 *l2, const struct pkt *pkt,
 	if (pkt->eth.h_proto == htons(ETH_P_8021Q)) {
 		if (pkt->len < ETH_HLEN + ETH_VLAN_HLEN)
 			return -1;
-		/* The headers lie in the first segment with every driver. */
-		if (likely(pkt->iovcnt && pkt->iov[0].iov_len >=
-			   ETH_HLEN + ETH_VLAN_HLEN))
-			memcpy(b, (const uint8_t *)pkt->iov[0].iov_base +
-				  ETH_HLEN, sizeof(b));
-		else if (iov_to_buf(pkt->iov, pkt->iovcnt, ETH_HLEN, b,
-				    sizeof(b)) != sizeof(b))
+		if (iov_peek(pkt->iov, pkt->iovcnt, ETH_HLEN, b,
+			     sizeof(b)) != sizeof(b))
 			return -1;
 		t->popped = true;
 		memcpy(&t->type, b + 2, sizeof(t->type));

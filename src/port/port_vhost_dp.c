@@ -111,19 +111,12 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 	 * in it only sends frames the receivers find unchecksummed.
 	 * DPDK's vhost reads it only with offloads on too.
 	 */
-	if (likely(e->iov[0].iov_len >= hdr_len + ETH_HLEN)) {
-		/* Header and Ethernet header in the first buffer (Linux,
-		 * DPDK, vdrv all lay TX out so): plain copies.
-		 */
-		if (pkt->src_feat)
-			memcpy(vnet, e->iov[0].iov_base, hdr_len);
-		memcpy(&pkt->eth, (uint8_t *)e->iov[0].iov_base + hdr_len,
-		       ETH_HLEN);
-	} else {
-		if (pkt->src_feat)
-			iov_to_buf(e->iov, e->out_num, 0, vnet, hdr_len);
-		iov_to_buf(e->iov, e->out_num, hdr_len, &pkt->eth, ETH_HLEN);
-	}
+	/* Header and Ethernet header lie in the first buffer (Linux,
+	 * DPDK, vdrv all lay TX out so): plain copies.
+	 */
+	if (pkt->src_feat)
+		iov_peek(e->iov, e->out_num, 0, vnet, hdr_len);
+	iov_peek(e->iov, e->out_num, hdr_len, &pkt->eth, ETH_HLEN);
 	pkt->vnet.num_buffers = 0;
 	/* NEEDS_CSUM is the only flag a driver may send.  Whether this
 	 * guest may send it (or a gso_type) at all is checked against
