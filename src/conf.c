@@ -349,7 +349,7 @@ static int conf_parse_vlans(const char *s, uint64_t *set)
 		if (dash && conf_parse_uint(dash, a, PORT_VLAN_MAX, &b))
 			return -EINVAL;
 		for (v = a; v <= b; v++)
-			set[v / 64] |= 1ULL << (v % 64);
+			port_vlan_add(set, v);
 		s += n;
 		if (*s == ':' && !*++s)
 			return -EINVAL;
@@ -732,7 +732,7 @@ static const char *conf_check_trunk(const struct port_ops *ops,
 	out->tagged = false;
 	out->vlan = out->native;
 	if (out->native)
-		out->trunk[out->native / 64] |= 1ULL << (out->native % 64);
+		port_vlan_add(out->trunk, out->native);
 	return NULL;
 }
 

@@ -224,8 +224,7 @@ void ctl_json_port(struct ctl_buf *b, const struct port *p)
 
 		ctl_printf(b, ",\"l2\":{\"vlan\":%u,\"isolated\":%s,"
 			   "\"tagged\":%s,\"trunk_vlans\":%u",
-			   sp->is_trunk ? sp->native :
-			   switch_dom_vid(switch_port_dom(p->idx)),
+			   sp->vlan,
 			   sp->isolated ? "true" : "false",
 			   sp->tagged ? "true" : "false",
 			   port_spec_trunk_vlans(sp));

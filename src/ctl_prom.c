@@ -259,8 +259,7 @@ static void ctl_prom_l2(struct ctl_buf *b, unsigned int n)
 
 			if (!p || !sp)
 				continue;
-			v = k == 0 ? (sp->is_trunk ? sp->native :
-				      switch_dom_vid(switch_port_dom(i))) :
+			v = k == 0 ? sp->vlan :
 			    k == 1 ? sp->isolated :
 			    k == 2 ? sp->tagged : port_spec_trunk_vlans(sp);
 			ctl_printf(b, "%s", fam[k][0]);

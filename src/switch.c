@@ -390,7 +390,7 @@ static int switch_l2_init(unsigned int idx, const struct port_spec *spec)
 		vid = spec->vlan ? spec->vlan : PORT_VLAN_DEFAULT;
 		if (vid > PORT_VLAN_MAX)
 			return -EINVAL;
-		l2->vlans[vid / 64] = 1ULL << (vid % 64);
+		port_vlan_add(l2->vlans, vid);
 	}
 	if (!vid)
 		return -EINVAL;		/* a trunk of no VLAN */
@@ -1241,11 +1241,8 @@ void switch_forward(struct port *src, struct pkt *const *pkts,
 		k = switch_out(&sw.l2[d], l2, pkts, out[d], cnt[d], tags, views,
 			       xp);
 		offload += cnt[d] - k;
-		if (unlikely(rate_on(&sw.l2[d].rate[RATE_TX]))) {
+		if (unlikely(rate_on(&sw.l2[d].rate[RATE_TX])))
 			k = switch_rate_admit(p, src, xp, k);
-			if (!k)
-				continue;
-		}
 		if (!k)
 			continue;
 		capture_burst(d, CAPTURE_TX, xp, k);
@@ -1587,16 +1584,6 @@ uint64_t switch_dom_members(unsigned int dom)
 }
 
 /**
- * switch_port_dom() - the domain index of port @idx
- * @idx:	port index, in use
- * Return: its domain index
- */
-unsigned int switch_port_dom(unsigned int idx)
-{
-	return idx < SWITCH_PORTS_MAX ? sw.l2[idx].dom : 0;
-}
-
-/**
  * switch_port_in() - the domain of VLAN @vid, if port @idx is in it
  * @idx:	port index
  * @vid:	VLAN
@@ -1628,8 +1615,7 @@ int switch_static_add(unsigned int vid, const uint8_t *mac, unsigned int idx)
 
 	if (dom < 0)
 		return dom;
-	if (!switch_port(idx) || !(switch_dom_members((unsigned int)dom) &
-				    1ULL << idx))
+	if (!switch_port(idx) || switch_port_in(idx, vid) < 0)
 		return -EXDEV;
 	return fdb_static_add(&sw.fdb, (uint8_t)dom, mac, (uint16_t)idx);
 }
@@ -1694,15 +1680,17 @@ unsigned int switch_lenders(const struct port *src, uint64_t src_feat,
 {
 	unsigned int i, n = 0, np = switch_port_count();
 
+	/* A trunk's tags are pushed and popped in switch_forward()'s views:
+	 * a frame landed straight in a guest's buffers as the reader read it
+	 * would keep or lack its tag.
+	 */
+	if (sw.l2[src->idx].trunk)
+		return 0;
 	for (i = 0; i < np && n < max; i++) {
 		struct port *p = switch_port(i);
 
-		/* A trunk's tags are pushed and popped in switch_forward()'s
-		 * views: a frame landed straight in a guest's buffers as the
-		 * reader read it would keep or lack its tag.
-		 */
 		if (!p || !p->ops->lend_begin || !switch_reaches(src, i) ||
-		    sw.l2[src->idx].trunk || sw.l2[i].trunk)
+		    sw.l2[i].trunk)
 			continue;
 		out[n].idx = i;
 		out[n].ok = p->ops->lend_ok && p->ops->lend_ok(p, src_feat);

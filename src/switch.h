@@ -48,8 +48,6 @@ _Static_assert(SWITCH_PORTS_MAX <= PORT_IDX_MAX,
  * switch_vid_dom()	the domain index of a VLAN, or -ENOENT.
  * switch_dom_stats()	a domain's frames, bytes and floods (any thread).
  * switch_dom_members()	a domain's ports, as a bitmask.
- * switch_port_dom()	a port's domain index (a trunk's native one, else
- *			its lowest VLAN's).
  * switch_port_in()	the domain index of VLAN @vid if port @idx is in
  *			it, else -ENOENT.
  * switch_static_add()	control: a static entry, VLAN + MAC -> port
@@ -92,7 +90,6 @@ int switch_vid_dom(unsigned int vid);
 void switch_dom_stats(unsigned int dom, uint64_t *frames, uint64_t *bytes,
 		      uint64_t *flooded);
 uint64_t switch_dom_members(unsigned int dom);
-unsigned int switch_port_dom(unsigned int idx);
 int switch_port_in(unsigned int idx, unsigned int vid);
 int switch_static_add(unsigned int vid, const uint8_t *mac, unsigned int idx);
 int switch_static_del(unsigned int vid, const uint8_t *mac, unsigned int idx);

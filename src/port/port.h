@@ -212,7 +212,8 @@ struct port_ip {
  * @tx_rate:	bits/s delivered to the peer (tx-rate=, else rate=)
  * @tx_burst:	its burst (tx-burst=, else burst=)
  * @vlan:	the VLAN of the port's bridge domain, 1-4094 (vlan=;
- *		PORT_VLAN_DEFAULT when not given)
+ *		PORT_VLAN_DEFAULT when not given); a trunk's native VLAN, 0
+ *		if it has none
  * @vlan_set:	vlan= was given
  * @isolated:	talks to no other isolated port of its domain (isolated=)
  * @tagged:	frames carrying a VLAN tag are taken from the peer, as
@@ -261,6 +262,16 @@ struct port_spec {
 static inline bool port_vlan_has(const uint64_t *set, unsigned int vid)
 {
 	return vid && vid <= PORT_VLAN_MAX && (set[vid / 64] >> (vid % 64) & 1);
+}
+
+/**
+ * port_vlan_add() - put VLAN @vid into a set
+ * @set:	PORT_VLAN_WORDS words
+ * @vid:	1-4094
+ */
+static inline void port_vlan_add(uint64_t *set, unsigned int vid)
+{
+	set[vid / 64] |= 1ULL << (vid % 64);
 }
 
 /**
