@@ -257,6 +257,49 @@ static const char *show_limit(const struct vj *j, const struct vj_node *l,
 }
 
 /**
+ * show_polling() - each source queue's polling state, from "sources"
+ * @j:		reply
+ * @p:		the port's object
+ *
+ * MODE and WINDOW as the worker chose them (learn, poll, sleep, bulk,
+ * backoff, fixed), the time polled dry and armed, windows that ran out,
+ * wake-ups, and dry spells a poll ended.
+ */
+static void show_polling(const struct vj *j, const struct vj_node *p)
+{
+	const struct vj_node *s = vj_first(j, vj_get(j, p, "sources"));
+	struct vt t;
+
+	if (!s)
+		return;
+	show_kv("polling", "%s", "per source queue (vhostd --poll-us)");
+	vt_init(&t, 4, "SOURCE WORKER -MODE WINDOW_US POLLED_S SLEPT_S SLEEPS "
+		"WAKEUPS HITS");
+	for (; s; s = vj_next(j, s)) {
+		const struct vj_node *o = vj_get(j, s, "poll");
+
+		vt_cell(&t, "%llu", (unsigned long long)vj_u64(j, vj_get(j, s, "q")));
+		vt_cell(&t, "w%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, s, "worker")));
+		vt_cell(&t, "%s%s", vj_str(vj_get(j, o, "mode"), "?"),
+			vj_true(vj_get(j, o, "armed")) ? ", armed" : "");
+		vt_cell(&t, "%.0f", (double)vj_u64(j, vj_get(j, o, "window_ns")) /
+			1000);
+		vt_cell(&t, "%.3f", (double)vj_u64(j, vj_get(j, o, "poll_ns")) /
+			1e9);
+		vt_cell(&t, "%.3f", (double)vj_u64(j, vj_get(j, o, "sleep_ns")) /
+			1e9);
+		vt_cell(&t, "%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, o, "sleeps")));
+		vt_cell(&t, "%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, o, "wakeups")));
+		vt_cell(&t, "%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, o, "hits")));
+	}
+	vt_print(&t, stdout);
+}
+
+/**
  * vhostctl_print_show() - "show PORT" for people
  * @j:		the reply: {"port":{...}}
  * Return: exit status
@@ -292,6 +335,7 @@ int vhostctl_print_show(const struct vj *j)
 		show_vhost(j, p, v);
 	if ((v = vj_get(j, p, "tap")))
 		show_tap(j, p, v);
+	show_polling(j, p);
 	a = vj_first(j, vj_get(j, p, "addresses"));
 	show_kv("MACs", "%llu learned or static",
 		(unsigned long long)vj_u64(j, vj_get(j, p, "macs")));

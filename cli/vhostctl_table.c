@@ -320,14 +320,15 @@ int vhostctl_print_fdb(const struct vj *j)
  */
 int vhostctl_print_workers(const struct vj *j)
 {
-	const struct vj_node *w = vj_get(j, &j->v[0], "workers"), *e;
+	const struct vj_node *w = vj_get(j, &j->v[0], "workers"), *e, *poll;
 	struct vt t;
 
 	if (!w || w->type != VJ_ARR) {
 		fprintf(stderr, "vhostctl: reply has no worker list\n");
 		return 1;
 	}
-	vt_init(&t, 0, "WORKER TID CPU SOURCES PASSES -STATE");
+	vt_init(&t, 0, "WORKER TID CPU SOURCES PASSES BUSY_S POLL_S LOST% "
+		"BACKOFFS -STATE");
 	for (e = vj_first(j, w); e; e = vj_next(j, e)) {
 		const struct vj_node *cpu = vj_get(j, e, "cpu");
 
@@ -343,10 +344,30 @@ int vhostctl_print_workers(const struct vj *j)
 			vj_u64(j, vj_get(j, e, "sources")));
 		vt_cell(&t, "%llu", (unsigned long long)
 			vj_u64(j, vj_get(j, e, "passes")));
-		vt_cell(&t, "%s", vj_true(vj_get(j, e, "asleep")) ?
-			"asleep" : "running");
+		vt_cell(&t, "%.2f", (double)vj_u64(j, vj_get(j, e, "busy_ns")) /
+			1e9);
+		vt_cell(&t, "%.2f", (double)vj_u64(j, vj_get(j, e, "poll_ns")) /
+			1e9);
+		vt_cell(&t, "%.1f", (double)vj_u64(j, vj_get(j, e, "lost_pm")) /
+			10);
+		vt_cell(&t, "%llu", (unsigned long long)
+			vj_u64(j, vj_get(j, e, "backoffs")));
+		vt_cell(&t, "%s%s", vj_true(vj_get(j, e, "asleep")) ?
+			"asleep" : "running",
+			vj_true(vj_get(j, e, "backoff")) ? ", backoff" : "");
 	}
-	return vt_print(&t, stdout);
+	if (vt_print(&t, stdout))
+		return 1;
+	poll = vj_get(j, &j->v[0], "poll");
+	if (poll && !strcmp(vj_str(vj_get(j, poll, "mode"), ""), "fixed"))
+		printf("polling: fixed, %llu us after a source runs dry\n",
+		       (unsigned long long)vj_u64(j, vj_get(j, poll,
+							 "window_us")));
+	else if (poll)
+		printf("polling: auto, per source (vhostctl show PORT); a "
+		       "wake-up costs %.1f us here\n",
+		       (double)vj_u64(j, vj_get(j, poll, "wake_ns")) / 1000);
+	return 0;
 }
 
 /**

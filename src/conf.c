@@ -20,6 +20,7 @@
 
 #include "conf.h"
 #include "log.h"
+#include "pollwin.h"
 #include "rate.h"
 #include "util.h"
 #include "worker.h"
@@ -309,6 +310,11 @@ static const struct port_opt conf_common_opts[] = {
 	  PORT_OPT_AT(struct port_spec, trunk),
 	  .help = "VLANS: trunk port: frames of these VLANs (N, A-B, joined "
 		  "by ':') leave and arrive tagged with 802.1Q" },
+	{ .key = "latency", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,
+	  PORT_OPT_AT(struct port_spec, latency_us), .max = PW_TARGET_MAX_US,
+	  .def = PORT_LATENCY_UNSET,
+	  .help = "US: latency target of its queues' auto polling (default "
+		  "--latency-us)" },
 	{ .key = "native", .type = PORT_OPT_UINT, .flags = PORT_OPT_COMMON,
 	  PORT_OPT_AT(struct port_spec, native), .min = 1, .max = 4094,
 	  .help = "N: a trunk's untagged frames are VLAN N's (default: "
@@ -1104,9 +1110,14 @@ void conf_usage(void *f)
 "      --cpus LIST      pin worker i to the i-th CPU of LIST (as taskset\n"
 "                       -c: 1,3 or 0-3; reused from the start when LIST\n"
 "                       is shorter than --workers; default: not pinned)\n"
-"  -P, --poll-us N      busy-poll N microseconds after a queue runs dry\n"
-"                       before sleeping, 0-1000000 (default 50; 0: sleep\n"
-"                       at once)\n"
+"  -P, --poll-us auto|N how long a dry queue is busy-polled before its\n"
+"                       worker sleeps: auto (default) chooses per queue\n"
+"                       from its traffic, --latency-us and CPU\n"
+"                       contention; N: a fixed N microseconds, 0-1000000\n"
+"                       (0: sleep at once), for experiments\n"
+"      --latency-us N   latency target of auto polling: the delay per\n"
+"                       frame a sleeping queue may add, 0-1000000\n"
+"                       (default 0; a port's latency= overrides it)\n"
 "  -a, --fdb-age S      forget MACs unseen for S seconds, 0-604800\n"
 "                       (default 300; 0: never)\n"
 "  -v, --verbose        debug messages too (as --log-level debug)\n"
@@ -1145,6 +1156,7 @@ enum {
 	CONF_OPT_CONFIG,
 	CONF_OPT_LOG,
 	CONF_OPT_LOG_LEVEL,
+	CONF_OPT_LATENCY,
 };
 
 static const struct option conf_options[] = {
@@ -1161,6 +1173,7 @@ static const struct option conf_options[] = {
 	{ "log",	required_argument,	NULL, CONF_OPT_LOG },
 	{ "log-level",	required_argument,	NULL, CONF_OPT_LOG_LEVEL },
 	{ "poll-us",	required_argument,	NULL, 'P' },
+	{ "latency-us",	required_argument,	NULL, CONF_OPT_LATENCY },
 	{ "fdb-age",	required_argument,	NULL, 'a' },
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "help",	no_argument,		NULL, 'h' },
@@ -1387,9 +1400,24 @@ static int conf_apply(struct conf *c, int opt, const char *val,
 		return conf_parse_cpus(val, c, err, errlen);
 	case CONF_OPT_METRICS:
 		return conf_parse_metrics(val, c, err, errlen);
-	case 'P':
-		return conf_parse_num_opt("poll-us", val, 0, CONF_POLL_US_MAX,
-					  &c->poll_us, err, errlen);
+	case 'P': {
+		unsigned int us;
+		int rc;
+
+		if (!strcmp(val, "auto")) {
+			c->poll_us = CONF_POLL_AUTO;
+			return 0;
+		}
+		rc = conf_parse_num_opt("poll-us", val, 0, CONF_POLL_US_MAX,
+					&us, err, errlen);
+		if (!rc)
+			c->poll_us = (int)us;
+		return rc;
+	}
+	case CONF_OPT_LATENCY:
+		return conf_parse_num_opt("latency-us", val, 0,
+					  PW_TARGET_MAX_US, &c->latency_us,
+					  err, errlen);
 	case 'a':
 		return conf_parse_num_opt("fdb-age", val, 0, CONF_FDB_AGE_MAX,
 					  &c->fdb_age_s, err, errlen);
@@ -1577,7 +1605,8 @@ int conf_parse(int argc, char **argv, struct conf *c, char *err,
 
 	memset(c, 0, sizeof(*c));
 	c->workers = 1;
-	c->poll_us = CONF_POLL_US_DEFAULT;
+	c->poll_us = CONF_POLL_AUTO;
+	c->latency_us = PW_TARGET_DEFAULT_US;
 	c->fdb_age_s = 300;
 	conf_sock_init(&c->ctl_sock);
 	c->user.uid = CONF_ID_NONE;
@@ -1651,6 +1680,8 @@ const char *conf_same_settings(const struct conf *a, const struct conf *b)
 		return "cpus";
 	if (a->poll_us != b->poll_us)
 		return "poll-us";
+	if (a->latency_us != b->latency_us)
+		return "latency-us";
 	if (a->fdb_age_s != b->fdb_age_s)
 		return "fdb-age";
 	if (strcmp(a->ctl_path, b->ctl_path))

@@ -20,10 +20,10 @@
 
 #define CONF_PORTS_MAX	SWITCH_PORTS_MAX
 #define CONF_QUEUES_MAX	PORT_QUEUES_MAX
-/* Measured (doc/performance.md): 50 us of polling cut a 64-byte round
- * trip from ~55 us to ~3 us, and an idle worker still sleeps after it.
+/* --poll-us auto (the default): each queue's window is its own
+ * (pollwin.h); a number is a fixed window, for experiments.
  */
-#define CONF_POLL_US_DEFAULT	50
+#define CONF_POLL_AUTO		(-1)
 #define CONF_CPUS_MAX	64	/* entries of a --cpus list */
 #define CONF_CPU_MAX	1023	/* highest CPU number (CPU_SETSIZE - 1) */
 /* Flooded frames a port may send per second (flood-rate=): far above
@@ -63,7 +63,9 @@ struct conf_user {
  * @workers:	worker threads (>= 1)
  * @cpus:	--cpus: worker i runs on CPU @cpus[i % @ncpus]
  * @ncpus:	entries in @cpus; 0: workers are not pinned
- * @poll_us:	busy-poll window after a queue runs dry, microseconds
+ * @poll_us:	fixed busy-poll window after a queue runs dry,
+ *		microseconds; CONF_POLL_AUTO: adaptive (pollwin.h)
+ * @latency_us:	--latency-us: auto polling's default latency target
  * @fdb_age_s:	MAC table ageing time, seconds
  * @verbose:	log level bump
  * @ctl_sock:	--ctl-perm: owner, group, mode and allow-lists of @ctl_path
@@ -85,7 +87,8 @@ struct conf {
 	unsigned int workers;
 	uint16_t cpus[CONF_CPUS_MAX];
 	unsigned int ncpus;
-	unsigned int poll_us;
+	int poll_us;
+	unsigned int latency_us;
 	unsigned int fdb_age_s;
 	int verbose;
 	struct usock_acl ctl_sock;

@@ -8,6 +8,7 @@
 
 #include "ctl_int.h"
 #include "fdb.h"
+#include "pollwin.h"
 #include "switch.h"
 #include "util.h"
 #include "worker.h"
@@ -478,7 +479,11 @@ int ctl_cmd_domains(struct ctl_buf *b, const char *arg)
  * @arg:	unused
  *
  * "tid" finds the thread in top -H or /proc; "cpu" is the CPU it is
- * pinned to (--cpus), null when it is not.
+ * pinned to (--cpus), null when it is not.  Polling (pollwin.h): time
+ * busy and polling dry, lost polling time, the CPU pressure and lost
+ * share of its last decided interval (per mille), backoffs so far and
+ * whether one holds now.  A top-level "poll" says the mode, and for
+ * auto the latency target and the measured wake-up cost.
  *
  * Return: 0
  */
@@ -496,10 +501,23 @@ int ctl_cmd_workers(struct ctl_buf *b, const char *arg)
 		else
 			ctl_printf(b, "null");
 		ctl_printf(b, ",\"sources\":%u,\"passes\":%llu,"
-			   "\"asleep\":%s}", wi.sources,
+			   "\"asleep\":%s,\"busy_ns\":%llu,\"poll_ns\":%llu,"
+			   "\"lost_ns\":%llu,\"stall_pm\":%u,\"lost_pm\":%u,"
+			   "\"backoffs\":%llu,\"backoff\":%s}", wi.sources,
 			   (unsigned long long)wi.passes,
-			   wi.asleep ? "true" : "false");
+			   wi.asleep ? "true" : "false",
+			   (unsigned long long)wi.busy_ns,
+			   (unsigned long long)wi.poll_ns,
+			   (unsigned long long)wi.lost_ns, wi.stall_pm,
+			   wi.lost_pm, (unsigned long long)wi.backoffs,
+			   wi.backoff ? "true" : "false");
 	}
-	ctl_printf(b, "%s]}\n", i ? "\n" : "");
+	ctl_printf(b, "%s],\"poll\":{", i ? "\n" : "");
+	if (pw_fixed_us() >= 0)
+		ctl_printf(b, "\"mode\":\"fixed\",\"window_us\":%d}}\n",
+			   pw_fixed_us());
+	else
+		ctl_printf(b, "\"mode\":\"auto\",\"wake_ns\":%u}}\n",
+			   pw_wake_ns());
 	return 0;
 }

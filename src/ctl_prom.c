@@ -313,6 +313,63 @@ static void ctl_prom_domains(struct ctl_buf *b)
 }
 
 /**
+ * ctl_prom_worker_poll() - the workers' polling and contention series
+ * @b:		reply
+ * @wi:		the workers, as ctl_prom_workers() read them
+ * @n:		how many
+ *
+ * vhostd_worker_poll_seconds_total: time polling dry sources;
+ * vhostd_worker_poll_lost_seconds_total: polling time it did not run
+ * (preempted: the contention signal, pollwin.h);
+ * vhostd_worker_poll_backoffs_total, vhostd_worker_poll_backoff (1 while
+ * one holds); vhostd_worker_cpu_pressure_ratio: the system's CPU "some"
+ * pressure over its last sampled interval (shown, not acted on).
+ */
+static void ctl_prom_worker_poll(struct ctl_buf *b,
+				 const struct worker_info *wi, unsigned int n)
+{
+	unsigned int i;
+
+	ctl_printf(b, "# HELP vhostd_worker_poll_seconds_total Time the "
+		   "worker busy-polled dry sources.\n"
+		   "# TYPE vhostd_worker_poll_seconds_total counter\n");
+	for (i = 0; i < n; i++) {
+		ctl_printf(b, "vhostd_worker_poll_seconds_total{worker=\"%u\"} ",
+			   i);
+		ctl_prom_secs(b, wi[i].poll_ns);
+	}
+	ctl_printf(b, "# HELP vhostd_worker_poll_lost_seconds_total Polling "
+		   "time in which the worker did not run (another task had "
+		   "its CPU).\n"
+		   "# TYPE vhostd_worker_poll_lost_seconds_total counter\n");
+	for (i = 0; i < n; i++) {
+		ctl_printf(b, "vhostd_worker_poll_lost_seconds_total"
+			   "{worker=\"%u\"} ", i);
+		ctl_prom_secs(b, wi[i].lost_ns);
+	}
+	ctl_printf(b, "# HELP vhostd_worker_poll_backoffs_total Times the "
+		   "worker stopped polling because it took CPU from others.\n"
+		   "# TYPE vhostd_worker_poll_backoffs_total counter\n");
+	for (i = 0; i < n; i++)
+		ctl_printf(b, "vhostd_worker_poll_backoffs_total{worker=\"%u\"} "
+			   "%llu\n", i, (unsigned long long)wi[i].backoffs);
+	ctl_printf(b, "# HELP vhostd_worker_poll_backoff Whether a "
+		   "contention backoff holds now (1) or not (0).\n"
+		   "# TYPE vhostd_worker_poll_backoff gauge\n");
+	for (i = 0; i < n; i++)
+		ctl_printf(b, "vhostd_worker_poll_backoff{worker=\"%u\"} %d\n",
+			   i, wi[i].backoff ? 1 : 0);
+	ctl_printf(b, "# HELP vhostd_worker_cpu_pressure_ratio The system's "
+		   "CPU pressure (PSI some) over the worker's last sampled "
+		   "interval.\n"
+		   "# TYPE vhostd_worker_cpu_pressure_ratio gauge\n");
+	for (i = 0; i < n; i++)
+		ctl_printf(b, "vhostd_worker_cpu_pressure_ratio{worker=\"%u\"} "
+			   "%u.%03u\n", i, wi[i].stall_pm / 1000,
+			   wi[i].stall_pm % 1000);
+}
+
+/**
  * ctl_prom_workers() - append the per worker families
  * @b:		reply
  *
@@ -366,6 +423,79 @@ static void ctl_prom_workers(struct ctl_buf *b)
 	for (i = 0; i < n; i++)
 		ctl_printf(b, "vhostd_worker_sources{worker=\"%u\"} %u\n", i,
 			   wi[i].sources);
+	ctl_prom_worker_poll(b, wi, n);
+}
+
+/**
+ * ctl_prom_sources() - each source queue's polling series
+ * @b:		reply
+ * @n:		port slots
+ *
+ * Labels port, type, source (the port's queue number: a guest's TX
+ * virtqueue, a tun queue) and worker.  vhostd_source_poll_seconds_total
+ * (dry and polled), vhostd_source_sleep_seconds_total (armed),
+ * vhostd_source_sleeps_total (windows that ran out),
+ * vhostd_source_wakeups_total, vhostd_source_poll_hits_total (dry spells
+ * a poll ended), and the gauges vhostd_source_poll_window_seconds and
+ * vhostd_source_poll_mode (1, the mode as a label).
+ */
+static void ctl_prom_sources(struct ctl_buf *b, unsigned int n)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} series[] = {
+		{ "poll_seconds_total", "counter",
+		  "Time the source queue was dry and still polled." },
+		{ "sleep_seconds_total", "counter",
+		  "Time it was armed (notifications on)." },
+		{ "sleeps_total", "counter",
+		  "Poll windows that ran out: it was armed." },
+		{ "wakeups_total", "counter",
+		  "Events that woke it while armed." },
+		{ "poll_hits_total", "counter",
+		  "Dry spells a poll ended: work found, no kick needed." },
+		{ "poll_window_seconds", "gauge",
+		  "How long it is polled after it runs dry." },
+		{ "poll_mode", "gauge",
+		  "Its polling mode (the mode label), always 1." },
+	};
+	struct worker_src_info si[64];
+	unsigned int k, i, j, m;
+
+	for (k = 0; k < ARRAY_SIZE(series); k++) {
+		ctl_printf(b, "# HELP vhostd_source_%s %s\n"
+			   "# TYPE vhostd_source_%s %s\n", series[k].name,
+			   series[k].help, series[k].name, series[k].type);
+		for (i = 0; i < n; i++) {
+			const struct port *p = switch_port(i);
+
+			if (!p)
+				continue;
+			m = worker_src_list(p, si, ARRAY_SIZE(si));
+			for (j = 0; j < m; j++) {
+				const struct worker_src_info *o = &si[j];
+
+				ctl_printf(b, "vhostd_source_%s", series[k].name);
+				ctl_prom_port_labels(b, p);
+				ctl_printf(b, ",source=\"%u\",worker=\"%u\"",
+					   o->q, o->worker);
+				if (k == 0 || k == 1 || k == 5) {
+					ctl_printf(b, "} ");
+					ctl_prom_secs(b, k == 0 ? o->poll_ns :
+						      k == 1 ? o->sleep_ns :
+						      o->window_ns);
+				} else if (k == 6) {
+					ctl_printf(b, ",mode=\"%s\"} 1\n",
+						   o->mode);
+				} else {
+					ctl_printf(b, "} %llu\n",
+						   (unsigned long long)(
+						   k == 2 ? o->sleeps :
+						   k == 3 ? o->wakeups : o->hits));
+				}
+			}
+		}
+	}
 }
 
 /**
@@ -446,5 +576,6 @@ int ctl_cmd_metrics(struct ctl_buf *b, const char *arg)
 
 	ctl_prom_domains(b);
 	ctl_prom_workers(b);
+	ctl_prom_sources(b, n);
 	return 0;
 }

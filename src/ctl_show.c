@@ -71,7 +71,10 @@ static void ctl_show_macs(struct ctl_buf *b, const struct port *p)
 
 /**
  * ctl_show_sources() - append ,"sources":[...]: @p's queues the workers
- *			poll, each with its worker
+ *			poll, each with its worker and its polling state
+ *			(struct worker_src_info: mode, window and target in
+ *			ns, time polled dry and armed, windows that ran out,
+ *			wake-ups, dry spells a poll ended)
  * @b:		reply
  * @p:		port
  */
@@ -82,8 +85,19 @@ static void ctl_show_sources(struct ctl_buf *b, const struct port *p)
 
 	ctl_printf(b, ",\"sources\":[");
 	for (i = 0; i < n; i++)
-		ctl_printf(b, "%s{\"q\":%u,\"worker\":%u}", i ? "," : "",
-			   si[i].q, si[i].worker);
+		ctl_printf(b, "%s{\"q\":%u,\"worker\":%u,\"poll\":{"
+			   "\"mode\":\"%s\",\"window_ns\":%u,"
+			   "\"target_ns\":%u,\"armed\":%s,\"poll_ns\":%llu,"
+			   "\"sleep_ns\":%llu,\"sleeps\":%llu,"
+			   "\"wakeups\":%llu,\"hits\":%llu}}",
+			   i ? "," : "", si[i].q, si[i].worker, si[i].mode,
+			   si[i].window_ns, si[i].target_ns,
+			   si[i].armed ? "true" : "false",
+			   (unsigned long long)si[i].poll_ns,
+			   (unsigned long long)si[i].sleep_ns,
+			   (unsigned long long)si[i].sleeps,
+			   (unsigned long long)si[i].wakeups,
+			   (unsigned long long)si[i].hits);
 	ctl_printf(b, "]");
 }
 

@@ -34,6 +34,7 @@
 #include "state.h"
 #include "switch.h"
 #include "vhost/vu_dev.h"
+#include "pollwin.h"
 #include "worker.h"
 
 static struct conf conf;
@@ -311,7 +312,8 @@ int main(int argc, char **argv)
 		die("eventfd watchdog: %s", strerror(-rc));
 	switch_init(conf.fdb_age_s);
 	main_check_cpus(&conf);
-	rc = worker_init(conf.workers, conf.poll_us, conf.cpus, conf.ncpus);
+	rc = worker_init(conf.workers, conf.poll_us, conf.latency_us, conf.cpus,
+			 conf.ncpus);
 	if (rc < 0)
 		die("cannot create workers: %s", strerror(-rc));
 
@@ -369,8 +371,13 @@ int main(int argc, char **argv)
 	rc = worker_start();
 	if (rc < 0)
 		die("cannot start workers: %s", strerror(-rc));
-	info("running: %u port(s), %u worker(s), poll %u us",
-	     conf.nports, conf.workers, conf.poll_us);
+	if (conf.poll_us == CONF_POLL_AUTO)
+		info("running: %u port(s), %u worker(s), polling auto "
+		     "(latency target %u us, a wake-up costs %u ns here)",
+		     conf.nports, conf.workers, conf.latency_us, pw_wake_ns());
+	else
+		info("running: %u port(s), %u worker(s), poll %d us",
+		     conf.nports, conf.workers, conf.poll_us);
 
 	rc = evloop_run();
 	if (rc < 0)

@@ -169,6 +169,7 @@ static const struct sandbox_rule sandbox_rules[] = {
 	SB(mkdir),		/* port add: the socket's directory */
 	SB(mkdirat),		/* the same, where libc uses it */
 	SB(pwrite64),		/* state.c: the --state file, opened before */
+	SB(pread64),		/* pollwin.c: /proc/pressure/cpu, the same */
 	/* efd_check(): /proc/self/fd/N of a kick/call/err fd (sanitizer
 	 * runtimes: /proc/self/exe).
 	 */
@@ -232,7 +233,6 @@ static const struct sandbox_rule sandbox_rules[] = {
 	SB_W(getdents, SB_SAN),		/* LSan: /proc/self/task */
 	SB_W(getdents64, SB_SAN),	/* the same, elsewhere */
 	SB_W(lseek, SB_SAN),		/* reading /proc files */
-	SB_W(pread64, SB_SAN),		/* the same */
 	SB_W(mmap, SB_SAN),		/* the runtime's own mappings */
 	SB_W(mprotect, SB_SAN),		/* the same */
 	SB_W(clone, SB_SAN),		/* LSan's stop-the-world tracer */

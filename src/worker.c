@@ -56,6 +56,7 @@
  * Idle time is the rest of the worker's life (ctl_prom.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -70,6 +71,7 @@
 
 #include "efd.h"
 #include "log.h"
+#include "pollwin.h"
 #include "switch.h"
 #include "util.h"
 #include "worker.h"
@@ -98,6 +100,9 @@ _Static_assert(WORKERS_MAX + 1 <= STATS_SLOTS,
 #define WORKER_EPOLL_EVERY	64
 #define WORKER_EPOLL_RARE	16384
 #define WORKER_CLOCK_EVERY	32	/* dry passes per clock read: ~1.5 us */
+#define WORKER_WOKE_MAX		16	/* dry spells ended per pass, timed
+					 * together at its end
+					 */
 
 /**
  * struct worker_src - a source queue some worker owns
@@ -149,9 +154,13 @@ struct worker_ref {
  *		worker sleeps: not armed (the guest need not kick), back in
  *		@active when the sleep ends
  * @wake_ns:	when the first of @held may run again
+ * @poll_ns:	time it polled dry sources, not asleep (the thread; ctl)
+ * @dry_read:	clock of the dry stretch's last read, 0 after work or a
+ *		sleep (lost polling time, struct pw_contend)
+ * @contend:	its contention state (the thread; ctl reads it racily)
  *
  * Everything but @epfd, @nfds, @running, @pass, @asleep, @busy_ns,
- * @start_ns and @tid is private to the thread.
+ * @poll_ns, @contend, @start_ns and @tid is private to the thread.
  */
 struct worker {
 	pthread_t thread;
@@ -171,13 +180,20 @@ struct worker {
 	unsigned int nheld;
 	uint64_t wake_ns;
 	struct worker_ref held[WORKER_SRCS];
+	uint64_t poll_ns;
+	uint64_t dry_read;
+	struct pw_contend contend;
 } __cacheline_aligned;
 
 static struct worker workers[WORKERS_MAX];
 static unsigned int worker_count;
 static unsigned int worker_next;
-static unsigned int worker_poll_us;
+static unsigned int worker_latency_us;
 static struct worker_src worker_srcs[WORKER_SRCS];
+/* Each source's polling state: reset by the control thread before the
+ * slot goes live, then written by its worker only (ctl reads it racily).
+ */
+static struct pw_queue worker_pq[WORKER_SRCS];
 static const struct port_host worker_host;
 
 static uint64_t worker_ref_key(uint32_t slot, uint32_t gen)
@@ -188,21 +204,36 @@ static uint64_t worker_ref_key(uint32_t slot, uint32_t gen)
 /**
  * worker_init() - create the workers' epoll sets (threads start later)
  * @n:		number of workers, 1..WORKERS_MAX
- * @poll_us:	busy-poll window after sources run dry, microseconds
+ * @poll_us:	fixed busy-poll window after a source runs dry,
+ *		microseconds; -1: each source's own (pollwin.h)
+ * @latency_us:	the sources' latency target where their port sets none
  * @cpus:	CPUs to pin worker i to: @cpus[i % @ncpus]
  * @ncpus:	entries in @cpus, 0: no pinning
+ *
+ * Adaptive windows need the host's wake-up cost: measured here, ~20 ms
+ * (pw_calibrate()).  The CPU pressure file is opened here for the
+ * workers to read under the sandbox (shown, pollwin.c).
  *
  * Return: 0 or -errno
  * Context: control thread, start-up
  */
-int worker_init(unsigned int n, unsigned int poll_us, const uint16_t *cpus,
-		unsigned int ncpus)
+int worker_init(unsigned int n, int poll_us, unsigned int latency_us,
+		const uint16_t *cpus, unsigned int ncpus)
 {
 	unsigned int i;
+	int stall_fd;
 
 	if (!n || n > WORKERS_MAX)
 		return -EINVAL;
-	worker_poll_us = poll_us;
+	worker_latency_us = latency_us;
+	stall_fd = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC);
+	if (stall_fd >= 0 && pw_stall_read(stall_fd) < 0) {
+		close(stall_fd);
+		stall_fd = -1;
+	}
+	if (stall_fd < 0)
+		info("no CPU pressure (/proc/pressure/cpu) to show");
+	pw_init(poll_us < 0 ? pw_calibrate(16) : 0, poll_us, stall_fd);
 	port_host = &worker_host;
 	for (i = 0; i < n; i++) {
 		struct worker *w = &workers[i];
@@ -401,29 +432,136 @@ static bool worker_epoll_due(const struct worker *w, unsigned int *polled)
 }
 
 /**
- * worker_window_open() - whether a dry worker should keep polling
- * @dry_since:	when the dry spell began (ns), 0 if it just began; updated
+ * worker_dry_read() - a dry pass's clock read, every WORKER_CLOCK_EVERY
+ * @w:		worker
  * @dry_passes:	dry passes counted, updated
- * @mark:	set to the time read, when the clock is read (busy time)
+ * @mark:	the busy-time mark, moved to the time read
+ * @t:		out: the time read
  *
- * The clock is read every WORKER_CLOCK_EVERY dry passes only: even
- * through the vDSO it costs about as much as a pass itself, and a late
- * look only stretches the window by a few passes.
+ * The clock is read on the first dry pass after work or a wake-up, then
+ * every WORKER_CLOCK_EVERY dry passes only: even through the vDSO it
+ * costs about as much as a pass itself, and a late look only stretches
+ * a window by a few passes.  What lay between the last mark and this
+ * read was polling; a read much later than the last dry one means the
+ * worker did not run in between (lost time, struct pw_contend).
  *
- * Return: true while within --poll-us of the last work
+ * Return: true if the clock was read
  */
-static bool worker_window_open(uint64_t *dry_since, unsigned int *dry_passes,
-			       uint64_t *mark)
+static bool worker_dry_read(struct worker *w, unsigned int *dry_passes,
+			    uint64_t *mark, uint64_t *t)
 {
-	uint64_t t;
+	if (w->dry_read && ++*dry_passes % WORKER_CLOCK_EVERY)
+		return false;
+	*t = now_ns();
+	__atomic_store_n(&w->poll_ns, w->poll_ns + (*t - *mark),
+			 __ATOMIC_RELAXED);
+	if (w->dry_read && *t - w->dry_read > PW_GAP_NS)
+		__atomic_store_n(&w->contend.lost_ns,
+				 w->contend.lost_ns + (*t - w->dry_read),
+				 __ATOMIC_RELAXED);
+	w->dry_read = *t;
+	*mark = *t;
+	return true;
+}
 
-	if (*dry_since && ++*dry_passes % WORKER_CLOCK_EVERY)
-		return true;
-	t = now_ns();
-	*mark = t;
-	if (!*dry_since)
-		*dry_since = t;
-	return t - *dry_since < (uint64_t)worker_poll_us * 1000;
+/**
+ * worker_pq_work() - a source found work after a dry spell
+ * @pq:		its polling state
+ * @t:		clock, ns (the pass's end: within a pass of the truth)
+ */
+static void worker_pq_work(struct pw_queue *pq, uint64_t t)
+{
+	if (pq->armed_at) {
+		__atomic_store_n(&pq->sleep_ns, pq->sleep_ns +
+				 (t > pq->armed_at ? t - pq->armed_at : 0),
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&pq->armed_at, 0, __ATOMIC_RELAXED);
+	}
+	if (pq->poll_since && t > pq->poll_since)
+		__atomic_store_n(&pq->poll_ns, pq->poll_ns + (t - pq->poll_since),
+				 __ATOMIC_RELAXED);
+	if (!pq->woken)
+		__atomic_store_n(&pq->hits, pq->hits + 1, __ATOMIC_RELAXED);
+	pw_gap(pq, t > pq->dry_since ? t - pq->dry_since : 0);
+	pq->burst_woken = pq->woken;
+	pq->dry_since = 0;
+	pq->poll_since = 0;
+	pq->woken = false;
+}
+
+/**
+ * worker_pq_woken() - an event made an armed source active again
+ * @pq:		its polling state
+ * @t:		clock, ns
+ */
+static void worker_pq_woken(struct pw_queue *pq, uint64_t t)
+{
+	__atomic_store_n(&pq->sleep_ns, pq->sleep_ns +
+			 (t > pq->armed_at ? t - pq->armed_at : 0),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&pq->wakeups, pq->wakeups + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&pq->armed_at, 0, __ATOMIC_RELAXED);
+	pq->poll_since = t;
+	pq->woken = true;
+}
+
+/**
+ * worker_windows() - arm the sources whose poll window ran out
+ * @w:		worker, a whole pass dry
+ * @t:		clock, ns
+ * @held:	sources of the pass its rate limits held back
+ *
+ * A source's window counts from its own dry spell's start (pollwin.h);
+ * one still inside it stays active.  Sources a rate limit holds back are
+ * not armed: once every source left is one, they all go to @held and
+ * the worker sleeps until the first may run (worker_sleep_ms()).
+ */
+static void worker_windows(struct worker *w, uint64_t t, unsigned int held)
+{
+	unsigned int i, left = 0, nactive = w->nactive;
+	uint64_t until = 0, wake = UINT64_MAX;
+
+	w->nactive = 0;
+	for (i = 0; i < nactive; i++) {
+		struct worker_ref ref = w->active[i];
+		const struct worker_src *s = worker_src_get(ref);
+		struct pw_queue *pq = &worker_pq[ref.slot];
+
+		if (!s)
+			continue;
+		if (held && worker_held(s, t, &until)) {
+			wake = MIN(wake, until);
+			w->active[w->nactive++] = ref;
+			continue;
+		}
+		if (!pq->dry_since)
+			pq->dry_since = pq->poll_since = t;
+		if (t - pq->dry_since < pw_window(pq, &w->contend, t)) {
+			w->active[w->nactive++] = ref;
+			left++;
+			continue;
+		}
+		if (worker_arm_src(s)) {	/* work raced in */
+			w->active[w->nactive++] = ref;
+			left++;
+			continue;
+		}
+		if (pq->poll_since && t > pq->poll_since)
+			__atomic_store_n(&pq->poll_ns,
+					 pq->poll_ns + (t - pq->poll_since),
+					 __ATOMIC_RELAXED);
+		__atomic_store_n(&pq->sleeps, pq->sleeps + 1, __ATOMIC_RELAXED);
+		pq->poll_since = 0;
+		__atomic_store_n(&pq->armed_at, t, __ATOMIC_RELAXED);
+	}
+	if (left || !w->nactive)
+		return;
+	/* Only held sources are left: they wait in @held, unarmed. */
+	if (!w->nheld || wake < w->wake_ns)
+		w->wake_ns = wake;
+	for (i = 0; i < w->nactive && w->nheld < WORKER_SRCS; i++)
+		w->held[w->nheld++] = w->active[i];
+	w->nactive = 0;
 }
 
 /**
@@ -468,7 +606,7 @@ static void *worker_loop(void *arg)
 {
 	struct worker *w = arg;
 	struct epoll_event evs[WORKER_EVENTS];
-	uint64_t dry_since = 0, mark;
+	uint64_t mark;
 	unsigned int polled = 0, dry_passes = 0;
 	bool staged = true;
 
@@ -478,8 +616,9 @@ static void *worker_loop(void *arg)
 	if (efd_watch_thread() < 0)
 		warn("worker %u: not under the eventfd watchdog", w->idx);
 	for (;;) {
-		unsigned int i, nactive, held = 0;
-		uint64_t until = 0;
+		unsigned int i, held = 0, nwoke = 0, done;
+		uint32_t woke_slot[WORKER_WOKE_MAX];
+		uint64_t until = 0, t;
 		bool work = false, woke = false;
 		int n = 0;
 
@@ -502,6 +641,7 @@ static void *worker_loop(void *arg)
 						   __ATOMIC_SEQ_CST);
 				woke = true;
 				mark = now_ns();	/* the sleep: idle */
+				w->dry_read = 0;
 			}
 
 			polled = 0;
@@ -524,34 +664,57 @@ static void *worker_loop(void *arg)
 				.slot = (uint32_t)(evs[i].data.u64 >> 32),
 				.gen = (uint32_t)evs[i].data.u64,
 			};
+			struct pw_queue *pq;
 
 			if (ref.slot == WORKER_SRC_STOP)
 				return NULL;
-			if (ref.slot < WORKER_SRCS)
-				worker_add_active(w, ref);
+			if (ref.slot >= WORKER_SRCS)
+				continue;
+			pq = &worker_pq[ref.slot];
+			if (worker_src_get(ref) && pq->armed_at)
+				worker_pq_woken(pq, mark);
+			worker_add_active(w, ref);
 		}
 
 		for (i = 0; i < w->nactive; i++) {
-			const struct worker_src *s = worker_src_get(w->active[i]);
+			struct worker_ref ref = w->active[i];
+			const struct worker_src *s = worker_src_get(ref);
+			struct pw_queue *pq = &worker_pq[ref.slot];
 
 			if (!s) {	/* removed: forget it */
 				w->active[i--] = w->active[--w->nactive];
 				continue;
 			}
 			until = 0;
-			if (worker_turn(s, &until))
+			if ((done = worker_turn(s, &until))) {
 				work = true;
-			else if (until)
+				pq->burst += done;
+				/* Its dry spell ended: timed at the pass's
+				 * end, with the clock read there anyway.
+				 */
+				if (unlikely(pq->dry_since)) {
+					if (nwoke < WORKER_WOKE_MAX)
+						woke_slot[nwoke++] = ref.slot;
+					else
+						worker_pq_work(pq, now_ns());
+				}
+			} else if (until) {
 				held++;
+			} else if (!pq->dry_since) {
+				pq->dry_since = pq->poll_since = mark;
+				pq->woken = false;
+				pw_busy_end(pq);
+			}
 		}
 		if (work) {
-			uint64_t t = now_ns();
-
+			t = now_ns();
+			for (i = 0; i < nwoke; i++)
+				worker_pq_work(&worker_pq[woke_slot[i]], t);
 			/* One writer: a plain add, stored whole for ctl. */
 			__atomic_store_n(&w->busy_ns, w->busy_ns + (t - mark),
 					 __ATOMIC_RELAXED);
 			mark = t;
-			dry_since = 0;
+			w->dry_read = 0;
 			staged = false;
 			continue;
 		}
@@ -570,12 +733,13 @@ static void *worker_loop(void *arg)
 			staged = true;
 		}
 
-		/* A whole pass found nothing: spin out the poll window --
-		 * unless every source is held back by a rate limit, which
-		 * polling cannot hurry.
+		/* A whole pass found nothing: each source is polled on
+		 * within its own window (pollwin.h), then armed; with none
+		 * left active the next pass sleeps.  Arming closes the
+		 * race with a peer that queued work just before: a source
+		 * that reports work on arming stays active.
 		 */
-		if (worker_poll_us && held < w->nactive &&
-		    worker_window_open(&dry_since, &dry_passes, &mark)) {
+		if (!worker_dry_read(w, &dry_passes, &mark, &t)) {
 			/* Looking again at once would only pull the guest's
 			 * avail index line away from the guest writing it.
 			 */
@@ -583,29 +747,11 @@ static void *worker_loop(void *arg)
 				__builtin_ia32_pause();
 			continue;
 		}
-		dry_since = 0;
-
-		/* Sleep, unless arming reveals work that raced in.  A
-		 * source its rate limit holds back is not armed: it waits
-		 * in @held, for the sleep's timeout.
-		 */
-		nactive = w->nactive;
-		w->nactive = 0;
-		for (i = 0; i < nactive; i++) {
-			const struct worker_src *s = worker_src_get(w->active[i]);
-
-			if (!s)
-				continue;
-			if (held && w->nheld < WORKER_SRCS &&
-			    worker_held(s, now_ns(), &until)) {
-				if (!w->nheld || until < w->wake_ns)
-					w->wake_ns = until;
-				w->held[w->nheld++] = w->active[i];
-				continue;
-			}
-			if (worker_arm_src(s))
-				w->active[w->nactive++] = w->active[i];
-		}
+		pw_contend_sample(&w->contend, t, w->poll_ns);
+		worker_windows(w, t, held);
+		if (w->nactive)
+			for (i = 0; i < WORKER_SPIN_PAUSES; i++)
+				__builtin_ia32_pause();
 	}
 }
 
@@ -669,6 +815,15 @@ bool worker_info_get(unsigned int i, struct worker_info *info)
 	info->asleep = __atomic_load_n(&w->asleep, __ATOMIC_RELAXED);
 	info->busy_ns = __atomic_load_n(&w->busy_ns, __ATOMIC_RELAXED);
 	info->start_ns = __atomic_load_n(&w->start_ns, __ATOMIC_RELAXED);
+	info->poll_ns = __atomic_load_n(&w->poll_ns, __ATOMIC_RELAXED);
+	info->lost_ns = __atomic_load_n(&w->contend.lost_ns, __ATOMIC_RELAXED);
+	info->stall_pm = __atomic_load_n(&w->contend.stall_pm,
+					 __ATOMIC_RELAXED);
+	info->lost_pm = __atomic_load_n(&w->contend.lost_pm, __ATOMIC_RELAXED);
+	info->backoffs = __atomic_load_n(&w->contend.backoffs,
+					 __ATOMIC_RELAXED);
+	info->backoff = now_ns() < __atomic_load_n(&w->contend.until_ns,
+						   __ATOMIC_RELAXED);
 	return true;
 }
 
@@ -685,12 +840,35 @@ unsigned int worker_src_list(const struct port *p,
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < WORKER_SRCS && n < max; i++)
-		if (worker_srcs[i].live && worker_srcs[i].port == p)
-			out[n++] = (struct worker_src_info){
-				.q = worker_srcs[i].q,
-				.worker = worker_srcs[i].worker,
-			};
+	for (i = 0; i < WORKER_SRCS && n < max; i++) {
+		const struct pw_queue *pq = &worker_pq[i];
+		struct worker_src_info *o = &out[n];
+		unsigned int mode;
+
+		if (!worker_srcs[i].live || worker_srcs[i].port != p)
+			continue;
+		mode = __atomic_load_n(&pq->mode, __ATOMIC_RELAXED);
+		o->q = worker_srcs[i].q;
+		o->worker = worker_srcs[i].worker;
+		o->window_ns = __atomic_load_n(&pq->window_ns, __ATOMIC_RELAXED);
+		if (pw_fixed_us() >= 0) {
+			mode = PW_FIXED;
+			o->window_ns = (uint32_t)pw_fixed_us() * 1000;
+		} else if (now_ns() < __atomic_load_n(
+				&workers[o->worker].contend.until_ns,
+				__ATOMIC_RELAXED)) {
+			mode = PW_BACKOFF;
+		}
+		o->mode = pw_mode_name(mode);
+		o->target_ns = pq->target_ns;
+		o->poll_ns = __atomic_load_n(&pq->poll_ns, __ATOMIC_RELAXED);
+		o->sleep_ns = __atomic_load_n(&pq->sleep_ns, __ATOMIC_RELAXED);
+		o->sleeps = __atomic_load_n(&pq->sleeps, __ATOMIC_RELAXED);
+		o->wakeups = __atomic_load_n(&pq->wakeups, __ATOMIC_RELAXED);
+		o->hits = __atomic_load_n(&pq->hits, __ATOMIC_RELAXED);
+		o->armed = __atomic_load_n(&pq->armed_at, __ATOMIC_RELAXED) != 0;
+		n++;
+	}
 	return n;
 }
 
@@ -774,6 +952,20 @@ static int worker_src_find(const struct port *p, uint32_t q)
 }
 
 /**
+ * worker_target_us() - the latency target of @p's sources
+ * @p:		port
+ * Return: its latency=, else --latency-us
+ */
+static unsigned int worker_target_us(const struct port *p)
+{
+	const struct port_spec *spec = switch_port_spec(p->idx);
+
+	if (spec && spec->latency_us != PORT_LATENCY_UNSET)
+		return spec->latency_us;
+	return worker_latency_us;
+}
+
+/**
  * worker_src_add() - have a worker own source queue @q of @p
  * @p:		port
  * @q:		its queue number, passed to its rx_* ops
@@ -816,6 +1008,7 @@ int worker_src_add(struct port *p, uint32_t q, int fd,
 	s->q = q;
 	s->fd = fd;
 	s->worker = w;
+	pw_queue_init(&worker_pq[i], worker_target_us(p));
 	__atomic_store_n(&s->live, true, __ATOMIC_SEQ_CST);
 	ev.data.u64 = worker_ref_key(i, s->gen);
 	if (epoll_ctl(workers[w].epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {

@@ -27,6 +27,12 @@
  * @busy_ns:	time spent in passes that found work, ns (worker.c says
  *		how it is measured)
  * @start_ns:	now_ns() when the thread began its loop (0 before)
+ * @poll_ns:	time it polled dry sources (awake, nothing found)
+ * @lost_ns:	polling time in which it did not run (pollwin.h)
+ * @stall_pm:	CPU pressure over its last decided interval, per mille
+ * @lost_pm:	its lost time over its polling time then, per mille
+ * @backoffs:	times it turned polling off for CPU contention
+ * @backoff:	polling is off for contention now
  */
 struct worker_info {
 	int tid;
@@ -36,20 +42,46 @@ struct worker_info {
 	bool asleep;
 	uint64_t busy_ns;
 	uint64_t start_ns;
+	uint64_t poll_ns;
+	uint64_t lost_ns;
+	uint32_t stall_pm;
+	uint32_t lost_pm;
+	uint64_t backoffs;
+	bool backoff;
 };
 
 /**
  * struct worker_src_info - one source queue of a port and its owner (ctl)
  * @q:		the port's queue number (as port_src_add() was given it)
  * @worker:	the worker that owns it
+ * @mode:	its polling mode (pw_mode_name())
+ * @window_ns:	its poll window now
+ * @target_ns:	its latency target
+ * @poll_ns:	time it was polled dry
+ * @sleep_ns:	time it was armed
+ * @sleeps:	windows that ran out (it was armed)
+ * @wakeups:	events that woke it from armed
+ * @hits:	dry spells a poll ended (work found, no kick needed)
+ * @armed:	armed now
  */
 struct worker_src_info {
 	uint32_t q;
 	unsigned int worker;
+	const char *mode;
+	uint32_t window_ns;
+	uint32_t target_ns;
+	uint64_t poll_ns;
+	uint64_t sleep_ns;
+	uint64_t sleeps;
+	uint64_t wakeups;
+	uint64_t hits;
+	bool armed;
 };
 
 /*
- * worker_init()	create @n workers (not started), polling window @poll_us,
+ * worker_init()	create @n workers (not started), a fixed polling window
+ *			@poll_us (-1: adaptive, pollwin.h) and the sources'
+ *			default latency target @latency_us,
  *			worker i pinned to @cpus[i % @ncpus] (@ncpus 0: not
  *			pinned); the workers become the ports' port_host.
  * worker_start()	start the threads.
@@ -64,8 +96,8 @@ struct worker_src_info {
  * worker_src_list()	the source queues of @p and their workers, up to
  *			@max in @out (ctl "show"); how many.
  */
-int worker_init(unsigned int n, unsigned int poll_us, const uint16_t *cpus,
-		unsigned int ncpus);
+int worker_init(unsigned int n, int poll_us, unsigned int latency_us,
+		const uint16_t *cpus, unsigned int ncpus);
 int worker_start(void);
 void worker_stop(void);
 int worker_src_add(struct port *p, uint32_t q, int fd,

@@ -48,6 +48,7 @@
 #define PORT_VLAN_MAX		4094	/* 802.1Q: 0 and 4095 name no VLAN */
 #define PORT_VLAN_WORDS		64	/* a set of VLAN IDs, a bit each */
 #define PORT_RATE_UNSET		UINT64_MAX	/* rate= etc. not given */
+#define PORT_LATENCY_UNSET	UINT32_MAX	/* latency= not given */
 #define PORT_MAX_MACS_MAX	4096	/* max-macs= at most: the MAC table's
 					 * size (FDB_SIZE, checked in conf.c)
 					 */
@@ -223,6 +224,8 @@ struct port_ip {
  * @is_trunk:	trunk= was given
  * @native:	a trunk's untagged VLAN (native=; 0: untagged frames are
  *		dropped), also in @trunk
+ * @latency_us:	latency target of its queues' auto polling, us (latency=;
+ *		PORT_LATENCY_UNSET: --latency-us)
  * @given:	bit i: the type's @opts[i] was in the spec
  * @opts:	the type's options struct, @ops->opts_size bytes
  */
@@ -248,6 +251,7 @@ struct port_spec {
 	bool is_trunk;
 	unsigned int native;
 	uint64_t trunk[PORT_VLAN_WORDS];
+	unsigned int latency_us;
 	uint32_t given;
 	_Alignas(16) unsigned char opts[PORT_OPTS_SIZE];
 };

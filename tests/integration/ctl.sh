@@ -349,16 +349,18 @@ if wanted ctl-metrics; then
 		fail "pinger: $out"
 	# Counters settle once the pinger left; read until two "metrics" in a
 	# row agree, with "stats" and "fdb" in between (counters only grow, so
-	# those then saw the same values).  The workers' families are left
-	# out: idle time grows by the clock (tests/integration/metrics.sh).
+	# those then saw the same values).  The workers' and the sources'
+	# families are left out: idle and polling time grow by the clock
+	# (tests/integration/metrics.sh).
 	ok=0
 	for i in $(seq 40); do
 		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" metrics >"$TMP/m1" &&
 		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" stats >"$TMP/s.json" &&
 		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" fdb >"$TMP/f.json" &&
 		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" metrics >"$TMP/m2" &&
-		cmp -s <(grep -v '^vhostd_worker_' "$TMP/m1") \
-		       <(grep -v '^vhostd_worker_' "$TMP/m2") && { ok=1; break; }
+		cmp -s <(grep -v -e '^vhostd_worker_' -e '^vhostd_source_' "$TMP/m1") \
+		       <(grep -v -e '^vhostd_worker_' -e '^vhostd_source_' "$TMP/m2") &&
+			{ ok=1; break; }
 		sleep 0.1
 	done
 	[ $ok = 1 ] || fail "metrics never stable"
@@ -367,7 +369,8 @@ if wanted ctl-metrics; then
 	else
 		# Per domain and per worker: vlan.sh and metrics.sh check those.
 		grep -v -e '^vhostd_fdb_capacity' -e '^vhostd_worker_' \
-			-e '^vhostd_domain_' "$TMP/m1.samples" | sort >"$TMP/m.have"
+			-e '^vhostd_domain_' -e '^vhostd_source_' "$TMP/m1.samples" |
+			sort >"$TMP/m.have"
 		expected_samples "$TMP/s.json" "$TMP/f.json" | sort >"$TMP/m.want"
 		grep -q UNMAPPED "$TMP/m.want" &&
 			fail "stats fields without a metric: $(grep UNMAPPED "$TMP/m.want" | tr '\n' ' ')"

@@ -160,9 +160,20 @@ if [ $any = 1 ]; then
 			fail "promtool lint: $(head -n 3 "$TMP/promtool.out" | tr '\n' ' ')"
 		for s in 'vhostd_queue_rx_packets_total{port="vu0",type="vhost-user",queue="0"}' \
 			 'vhostd_queue_tx_packets_total{port="vu1",type="vhost-user",queue="0"}' \
-			 'vhostd_worker_sources{worker="0"}'; do
+			 'vhostd_worker_sources{worker="0"}' \
+			 'vhostd_worker_poll_backoffs_total{worker="0"}' \
+			 'vhostd_worker_poll_lost_seconds_total{worker="0"}'; do
 			[ -n "$(sample "$TMP/s1" "$s")" ] || fail "no $s"
 		done
+		# A source's series, on whichever worker owns it: vu1's
+		# responder stays connected (the pinger on vu0 left).
+		for s in poll_window_seconds poll_hits_total sleeps_total \
+			 wakeups_total poll_seconds_total sleep_seconds_total; do
+			grep -qE "^vhostd_source_$s\\{port=\"vu1\",type=\"vhost-user\",source=\"1\",worker=\"[0-9]+\"\\} [0-9.]+$" "$TMP/s1" ||
+				fail "no vhostd_source_$s of vu1's source 1"
+		done
+		grep -qE '^vhostd_source_poll_mode\{port="vu1",.*,mode="(learn|poll|sleep|bulk|backoff)"\} 1$' "$TMP/s1" ||
+			fail "no vhostd_source_poll_mode of vu1"
 		busy=$(sample "$TMP/s1" 'vhostd_worker_busy_seconds_total{worker="0"}')
 		idle=$(sample "$TMP/s1" 'vhostd_worker_idle_seconds_total{worker="0"}')
 		if [ -z "$busy" ] || [ -z "$idle" ]; then
@@ -191,7 +202,8 @@ if [ $any = 1 ]; then
 			 'vhostd_queue_rx_packets_total{port="vu0",type="vhost-user",queue="0"}' \
 			 'vhostd_queue_tx_bytes_total{port="vu0",type="vhost-user",queue="0"}' \
 			 'vhostd_worker_busy_seconds_total{worker="0"}' \
-			 'vhostd_worker_idle_seconds_total{worker="0"}'; do
+			 'vhostd_worker_idle_seconds_total{worker="0"}' \
+			 "$(grep -o '^vhostd_source_wakeups_total{port="vu1",[^ ]*' "$TMP/i1")"; do
 			a=$(sample "$TMP/i1" "$s")
 			b=$(sample "$TMP/i2" "$s")
 			awk -v a="${a:-x}" -v b="${b:-x}" 'BEGIN { exit !(a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > a) }' ||

@@ -160,15 +160,23 @@ fi
 # ---- vctl-workers ---------------------------------------------------------
 if wanted vctl-workers; then
 	vc workers || fail "workers: rc $?"
-	head -n 1 "$TMP/o" | grep -qE '^WORKER +TID +CPU +SOURCES +PASSES +STATE$' ||
+	head -n 1 "$TMP/o" | grep -qE '^WORKER +TID +CPU +SOURCES +PASSES +BUSY_S +POLL_S +LOST% +BACKOFFS +STATE$' ||
 		fail "workers heading '$(head -n 1 "$TMP/o")'"
+	# The last line says how polling is chosen (auto: the wake-up cost).
+	tail -n 1 "$TMP/o" | grep -qE '^polling: auto, per source .*; a wake-up costs [0-9]+\.[0-9] us here$' ||
+		fail "workers footer '$(tail -n 1 "$TMP/o")'"
 	vc --json workers || fail "workers --json: rc $?"
-	want=$(jq -r '.workers[] | "\(.idx) \(.tid) \(.sources)"' "$TMP/o")
+	want=$(jq -r '.workers[] | "\(.idx) \(.tid) \(.sources) \(.backoffs)"' "$TMP/o")
+	jq -e '.poll.mode == "auto" and .poll.wake_ns > 0 and
+		all(.workers[]; .poll_ns >= 0 and .lost_ns <= .poll_ns and
+		    (.backoff | type == "boolean"))' "$TMP/o" >/dev/null ||
+		fail "workers --json polling: $(head -c 300 "$TMP/o")"
 	vc workers
-	got=$(awk 'NR > 1 { print $1, $2, $4 }' "$TMP/o")
+	sed '$d' "$TMP/o" >"$TMP/o.rows"
+	got=$(awk 'NR > 1 { print $1, $2, $4, $9 }' "$TMP/o.rows")
 	[ -n "$want" ] && [ "$got" = "$want" ] || fail "workers table '$got', --json '$want'"
-	aligned "$TMP/o" 6 || fail "workers: STATE not aligned"
-	finish vctl-workers "table = --json ($(echo "$want" | wc -l) worker(s))"
+	aligned "$TMP/o.rows" 10 || fail "workers: STATE not aligned"
+	finish vctl-workers "table = --json ($(echo "$want" | wc -l) worker(s)), polling auto"
 fi
 
 # ---- vctl-captures ----------------------------------------------------
@@ -211,6 +219,9 @@ if wanted vctl-show; then
 		  '^    Q +PAIR +DIR +SIZE +LAYOUT +STATE +LAST-AVAIL +USED +KICK +CALL +WORKER +HELD$' \
 		  '^    0 +0 +rx +256 +split +started +[0-9]+ +[0-9]+ +fd +fd +any +[0-9]+$' \
 		  '^    1 +0 +tx +256 +split +started +[0-9]+ +[0-9]+ +fd +fd +w0 +0$' \
+		  '^  polling +per source queue' \
+		  '^    SOURCE +WORKER +MODE +WINDOW_US +POLLED_S +SLEPT_S +SLEEPS +WAKEUPS +HITS$' \
+		  '^ +1 +w0 +(learn|poll|sleep|bulk|backoff)(, armed)? +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+$' \
 		  "^    $MAC_B +[0-9]+s +learned$"; do
 		grep -qE -- "$re" "$TMP/show" || fail "show vu1: no line /$re/"
 	done
@@ -221,7 +232,10 @@ if wanted vctl-show; then
 		(.vhost.rings[1].used == .vhost.rings[1].last_avail) and
 		(.vhost.memory.regions | length >= 1 and all(.gpa | test("^0x[0-9a-f]+$"))) and
 		(.vhost.memory.bytes == ([.vhost.memory.regions[].size] | add)) and
-		(.sources == [{"q": 1, "worker": 0}]) and
+		(.sources | map({q, worker}) == [{"q": 1, "worker": 0}]) and
+		(.sources[0].poll | (.mode | test("^(learn|poll|sleep|bulk|backoff)$")) and
+		 .target_ns == 0 and .hits + .sleeps > 0 and
+		 .hits + .sleeps >= .wakeups) and
 		(.addresses | map(.mac) == [$mac]) and .vhost.last_error == null' \
 		"$TMP/o" >/dev/null || fail "show --json: $(head -c 300 "$TMP/o")"
 	# Host addresses are never shown: no key names one.

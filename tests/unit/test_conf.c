@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 
 #include "../../src/conf.h"
+#include "../../src/pollwin.h"
 
 /**
  * struct spec_case - one --port spec and what it must give
@@ -676,7 +677,9 @@ static void test_defaults(void **state)
 	assert_string_equal(conf.ports[0].name, "tap0");
 	assert_string_equal(conf.ports[1].name, "vu1");
 	assert_int_equal(conf.workers, 1);
-	assert_int_equal(conf.poll_us, CONF_POLL_US_DEFAULT);
+	assert_int_equal(conf.poll_us, CONF_POLL_AUTO);
+	assert_int_equal(conf.latency_us, PW_TARGET_DEFAULT_US);
+	assert_int_equal(conf.ports[0].latency_us, PORT_LATENCY_UNSET);
 	assert_int_equal(conf.fdb_age_s, 300);
 	assert_string_equal(conf.ctl_path, "");
 	assert_int_equal(conf.verbose, 0);
@@ -695,6 +698,15 @@ static void test_options(void **state)
 	assert_int_equal(conf.poll_us, 0);
 	assert_int_equal(conf.fdb_age_s, 0);
 	assert_int_equal(conf.verbose, 2);
+	assert_int_equal(parse(&conf, err, "--port",
+			       "vhost-user,path=/a,latency=30", "--poll-us",
+			       "50", "--latency-us", "7", (char *)NULL), 0);
+	assert_int_equal(conf.poll_us, 50);
+	assert_int_equal(conf.latency_us, 7);
+	assert_int_equal(conf.ports[0].latency_us, 30);
+	assert_int_equal(parse(&conf, err, "--poll-us", "50", "--poll-us",
+			       "auto", (char *)NULL), 0);
+	assert_int_equal(conf.poll_us, CONF_POLL_AUTO);
 	assert_int_equal(conf.ncpus, 0);	/* not pinned by default */
 	assert_int_equal(parse(&conf, err, "--cpus", "3,0-1,7", (char *)NULL),
 			 0);
@@ -758,6 +770,10 @@ static const struct argv_case argv_cases[] = {
 	{ { "--workers", "2x" }, "--workers '2x': not a number" },
 	{ { "--workers", "" }, "not a number" },
 	{ { "--poll-us", "1000001" }, "out of range" },
+	{ { "--poll-us", "automatic" }, "not a number" },
+	{ { "--latency-us", "1000001" }, "out of range" },
+	{ { "--latency-us", "-1" }, "not a number" },
+	{ { "--port", "tap,ifname=a,latency=1000001" }, "out of range" },
 	{ { "--fdb-age", "-5" }, "not a number" },
 	{ { "--workers" }, "needs an argument" },
 	{ { "--bogus" }, "unknown option '--bogus'" },

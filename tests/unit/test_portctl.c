@@ -190,7 +190,7 @@ int main(void)
 	/* Ports reach the workers through port_host: set up, never
 	 * started, so that removing one has nobody to wait for.
 	 */
-	if (worker_init(1, 0, NULL, 0) < 0)
+	if (worker_init(1, 0, 1, NULL, 0) < 0)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -701,7 +701,7 @@ int main(void)
 	 * queues, quiescence): set up, never started, so that a quiesce
 	 * has nobody to wait for.
 	 */
-	if (worker_init(1, 0, NULL, 0) < 0)
+	if (worker_init(1, 0, 1, NULL, 0) < 0)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
