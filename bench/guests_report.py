@@ -27,6 +27,10 @@ import sys
 HOST_TESTS = ["ping_h2g", "flood_h2g", "floodl_h2g", "tcp_h2g_1", "tcp_g2h_1", "tcp_h2g_4",
               "tcp_g2h_4", "tcp_bidir_h"]
 G2G_TESTS = ["ping_g2g", "flood_g2g", "tcp_g2g_1", "tcp_g2g_4", "tcp_bidir_g"]
+# The fixed --poll-us configurations run only what the polling comparison
+# reads (bench/guests' POLL_TESTS), with vhostd's own command lines.
+POLL_CONFIGS = ["vhostd-poll0", "vhostd-poll50"]
+POLL_TESTS = ["ping_h2g", "ping_g2g", "tcp_g2g_1", "tcp_g2g_4"]
 FIGURES = {
     "ping": ["min_ms", "avg_ms", "max_ms", "mdev_ms", "loss_pct"],
     "flood": ["pps", "loss_pct", "avg_ms"],
@@ -41,6 +45,7 @@ LABELS = {
     "vhost-net": "virtio-net + TAP + vhost-net",
     "vhostd": "virtio-net on vhostd (vhost-user, TAP port for the host)",
     "vhostd-poll0": "vhostd --poll-us 0",
+    "vhostd-poll50": "vhostd --poll-us 50",
 }
 
 
@@ -58,8 +63,8 @@ def expected(cfg, rr_sizes):
         t = HOST_TESTS + rr("h2g")
     elif cfg in ("virtio-tap", "vhost-net", "vhostd"):
         t = HOST_TESTS + G2G_TESTS + rr("h2g") + rr("g2g")
-    elif cfg == "vhostd-poll0":
-        t = ["ping_h2g", "ping_g2g"] + rr("h2g") + rr("g2g")
+    elif cfg in POLL_CONFIGS:
+        t = POLL_TESTS + rr("h2g") + rr("g2g")
     else:
         t = []
     return t
@@ -138,6 +143,43 @@ def read_cpu(path):
     return out
 
 
+def read_sig(path):
+    out = {}
+    try:
+        with open(path) as fh:
+            for line in fh:
+                p = line.split()
+                if len(p) == 2 and re.match(r"^\d+$", p[1]):
+                    out[p[0]] = int(p[1])
+    except OSError:
+        pass
+    return out
+
+
+def sig_delta(base):
+    """Contention signals over one sample (bench/guests sig_snap()): the
+    system's CPU pressure and worker 0's run delay per mille of wall time,
+    its lost polling time per mille of its polling time, its polling
+    seconds and backoffs."""
+    a, b = read_sig(base + ".sig0"), read_sig(base + ".sig1")
+    f = {}
+    wall = b.get("wall_ns", 0) - a.get("wall_ns", 0)
+    if wall <= 0:
+        return f
+    d = lambda k: b[k] - a[k] if k in a and k in b else None
+    if d("psi_us") is not None:
+        f["sig_psi_pm"] = d("psi_us") * 1e6 / wall
+    if d("rundelay_ns") is not None:
+        f["sig_rundelay_pm"] = d("rundelay_ns") * 1e3 / wall
+    if d("poll_ns") is not None:
+        f["sig_poll_s"] = d("poll_ns") / 1e9
+        if d("poll_ns") > 0 and d("lost_ns") is not None:
+            f["sig_lost_pm"] = d("lost_ns") * 1e3 / d("poll_ns")
+    if d("backoffs") is not None:
+        f["sig_backoffs"] = d("backoffs")
+    return f
+
+
 def cpu_delta(base, hz):
     """CPU seconds per role and per role/thread during one sample."""
     roles = {}
@@ -194,6 +236,7 @@ def build_run(d):
                 fig = parse_iperf3(text)
             else:
                 fig = parse_sockperf(text)
+            fig.update(sig_delta(base))
             per_role, per_thread = cpu_delta(base, hz)
             cpu = sum(per_role.values())
             if cpu > 0 and kind == "tcp" and "bytes" in fig:
@@ -348,6 +391,126 @@ def rr_titles(sizes):
     return out
 
 
+POLL_CPU_BAR = 1.3	# issue 15: default's vhostd CPU-s under bulk TCP <= 1.3 x poll 0's
+
+
+def poll_cpu_per_unit(kind, t):
+    """vhostd CPU per unit of work, from summary medians: for TCP, CPU-s per
+    Gbit transferred (cpu_s.vhostd / (Gbit/s * seconds)); for RR, CPU us per
+    transaction; for ping, CPU us per echo reply."""
+    cpu = t.get("cpu_s.vhostd", {}).get("median")
+    if cpu is None:
+        return None
+    if kind == "tcp":
+        g, sec = t.get("gbps", {}).get("median"), t.get("seconds", {}).get("median")
+        return cpu / (g * sec) if g and sec else None
+    if kind == "rr":
+        n = t.get("transactions", {}).get("median")
+        return cpu * 1e6 / n if n else None
+    n = t.get("rx", {}).get("median")
+    return cpu * 1e6 / n if n else None
+
+
+def signal_section(run, cfgs):
+    """Issue 15's contention signals per vhostd configuration and test:
+    medians of the system's CPU pressure (PSI some) and worker 0's run
+    delay, per mille of wall time; its lost polling time per mille of its
+    polling time; its polling seconds; backoffs (the default only)."""
+    vcfgs = [c for c in cfgs if c.startswith("vhostd")]
+    rows = []
+    for cfg in vcfgs:
+        for test, figs in sorted(run["summary"].get(cfg, {}).items()):
+            if "sig_psi_pm" not in figs and "sig_lost_pm" not in figs:
+                continue
+            m = lambda k: fmt(figs[k]["median"]) if k in figs else "-"
+            rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                cfg, test, m("sig_psi_pm"), m("sig_rundelay_pm"), m("sig_lost_pm"),
+                m("sig_poll_s"), m("sig_backoffs")))
+    if not rows:
+        return []
+    return ["## Contention signals (vhostd's worker 0)", "",
+            "Medians per test. PSI: the system's CPU pressure (/proc/pressure/cpu "
+            "\"some\") per mille of wall time; run delay: worker 0's time runnable "
+            "but not running (schedstat) per mille of wall time; lost: its polling "
+            "time in which it did not run, per mille of its polling time (the "
+            "signal --poll-us auto backs off on, at 50); polled: its seconds of "
+            "polling dry queues; backoffs: how often auto turned polling off.", "",
+            "| config | test | PSI some per mille | run delay per mille | lost per mille of polling | polled s | backoffs |",
+            "|---|---|---|---|---|---|---|"] + rows + [""]
+
+
+def poll_section(run, cfgs, sizes):
+    """'vhostd polling': the default (adaptive) against the fixed windows."""
+    summ = run["summary"]
+    fixed = [c for c in POLL_CONFIGS if c in cfgs and summ.get(c)]
+    if "vhostd" not in cfgs or not summ.get("vhostd") or not fixed:
+        return []
+    shown = ["vhostd"] + fixed
+    L = []
+    L.append("## vhostd polling: auto (default) against --poll-us 0 and --poll-us 50")
+    L.append("")
+    L.append("Same run, same tests and command lines. Cell: median [min-max] of the test's "
+             "figure; vhostd CPU s (median over the reps); vhostd CPU per unit: CPU-s per "
+             "Gbit transferred (TCP), CPU us per transaction (RR), CPU us per echo reply "
+             "(ping). Best fixed: the better of the fixed windows by the figure (higher "
+             "Gbit/s and trans/s, lower ping avg). Verdict: `within spread` when the "
+             "default's spread overlaps the best fixed one's (a single rep counts as +-5 %% "
+             "of its value). CPU bar (TCP): default's vhostd CPU s / --poll-us 0's, "
+             "at most %.1f." % POLL_CPU_BAR)
+    L.append("")
+    L.append("| test | " + " | ".join(LABELS.get(c, c) if c != "vhostd" else
+                                       "vhostd auto (default)" for c in shown) +
+             " | best fixed | default / best | verdict | CPU s default / poll 0 |")
+    L.append("|---|" + "---|" * (len(shown) + 4))
+    rows = ([("tcp_g2g_1", "TCP guest -> guest, 1 stream", "gbps", "Gbit/s"),
+             ("tcp_g2g_4", "TCP guest -> guest, 4 streams", "gbps", "Gbit/s")] +
+            [t for t in rr_titles(sizes) if not t[0].startswith("rr_ns")] +
+            [("ping_h2g", "ping host -> guest", "avg_ms", "ms"),
+             ("ping_g2g", "ping guest -> guest", "avg_ms", "ms")])
+    per_unit = {"tcp": "CPU-s/Gbit", "rr": "CPU us/trans", "ping": "CPU us/echo"}
+    worse, over = [], []
+    for test, title, fig, unit in rows:
+        kind = test_kind(test)
+        tests = {c: summ.get(c, {}).get(test, {}) for c in shown}
+        if not all(fig in t for t in tests.values()):
+            continue
+        cells = []
+        for c in shown:
+            t = tests[c]
+            cells.append("%s %s; %s CPU s; %s %s" % (
+                cell_txt(t[fig]), unit, fmt(t.get("cpu_s.vhostd", {}).get("median")),
+                fmt(poll_cpu_per_unit(kind, t)), per_unit[kind]))
+        lower = fig.endswith("_ms")
+        pick = min if lower else max
+        best = pick(fixed, key=lambda c: tests[c][fig]["median"])
+        a, b = tests["vhostd"][fig], tests[best][fig]
+        if tie(a, b):
+            verdict = "within spread"
+        elif (a["median"] < b["median"]) == lower:
+            verdict = "default better"
+        else:
+            verdict = "default worse"
+            worse.append(test)
+        cpu_bar = "-"
+        if kind == "tcp" and "vhostd-poll0" in fixed:
+            ca = tests["vhostd"].get("cpu_s.vhostd", {}).get("median")
+            cb = tests["vhostd-poll0"].get("cpu_s.vhostd", {}).get("median")
+            if ca is not None and cb:
+                r = ca / cb
+                cpu_bar = "%s: %s" % (fmt(r), "<= %.1f: ok" % POLL_CPU_BAR
+                                      if r <= POLL_CPU_BAR else "> %.1f" % POLL_CPU_BAR)
+                if r > POLL_CPU_BAR:
+                    over.append(test)
+        L.append("| %s | %s | %s | %s | %s | %s |" % (
+            title, " | ".join(cells), LABELS.get(best, best),
+            fmt(a["median"] / b["median"]) if b["median"] else "-", verdict, cpu_bar))
+    L.append("")
+    L.append("Default worse than the best fixed window beyond the spread: %s. TCP rows over "
+             "the CPU bar: %s." % (", ".join(worse) or "none", ", ".join(over) or "none"))
+    L.append("")
+    return L
+
+
 def report_md(run, seeds, charts):
     m = run["meta"]
     sizes = (run["options"].get("rr_sizes") or "").split()
@@ -409,34 +572,8 @@ def report_md(run, seeds, charts):
     L.append("Bold: the best guest configuration of the row; `=`: a tie with it (spreads "
              "overlap; a single rep counts as +-5 % of its value).")
     L.append("")
-    if "vhostd" in cfgs and "vhostd-poll0" in cfgs:
-        L.append("## vhostd: default --poll-us against --poll-us 0")
-        L.append("")
-        L.append("| test | default: trans/s, p50/p99 us, vhostd CPU s | --poll-us 0 | "
-                 "trans/s 0 / default | verdict |")
-        L.append("|---|---|---|---|---|")
-        for test, title, _, _ in rr_titles(sizes):
-            a = run["summary"].get("vhostd", {}).get(test)
-            b = run["summary"].get("vhostd-poll0", {}).get(test)
-            if not a or not b or "tps" not in a or "tps" not in b:
-                continue
-            d = lambda t: "%s, %s/%s, %s" % (
-                cell_txt(t["tps"]), fmt(t.get("p50_us", {}).get("median")),
-                fmt(t.get("p99_us", {}).get("median")),
-                fmt(t.get("cpu_s.vhostd", {}).get("median")))
-            v = "tie" if tie(a["tps"], b["tps"]) else (
-                "poll 0 faster" if b["tps"]["median"] > a["tps"]["median"] else "default faster")
-            L.append("| %s | %s | %s | %s | %s |" % (
-                title, d(a), d(b), fmt(b["tps"]["median"] / a["tps"]["median"]), v))
-        for test in ("ping_h2g", "ping_g2g"):
-            a = run["summary"].get("vhostd", {}).get(test, {}).get("avg_ms")
-            b = run["summary"].get("vhostd-poll0", {}).get(test, {}).get("avg_ms")
-            if a and b:
-                L.append("| %s avg ms | %s | %s | %s | %s |" % (
-                    test, cell_txt(a), cell_txt(b), fmt(b["median"] / a["median"]),
-                    "tie" if tie(a, b) else ("poll 0 lower" if b["median"] < a["median"]
-                                             else "default lower")))
-        L.append("")
+    L += poll_section(run, cfgs, sizes)
+    L += signal_section(run, cfgs)
     L.append("## Latency detail, per-hop cost and CPU")
     L.append("")
     L.append("Per-hop cost: the configuration's avg RTT minus the native netns <-> netns avg "
@@ -753,7 +890,48 @@ def cmd_selftest():
     assert tie(c(100), c(109)) and not tie(c(100), c(120))
     assert tie(c(194), c(200, 210)) and not tie(c(150), c(200, 210))
     assert expected("vhost-net", ["256"]) == expected("vhostd", ["256"])
-    print("PASS bench-guests-selftest: parsers, tie rule, expected-figures table")
+    poll = expected("vhostd-poll0", ["256"])
+    assert poll == expected("vhostd-poll50", ["256"]) and set(poll) <= set(expected("vhostd", ["256"]))
+    assert poll == ["ping_h2g", "ping_g2g", "tcp_g2g_1", "tcp_g2g_4", "rr_h2g_256", "rr_g2g_256"]
+    # The polling section on made-up medians: one row per test all three have.
+    tcp = lambda g, cpu: {"gbps": g, "seconds": c(10), "cpu_s.vhostd": c(cpu)}
+    rr = lambda t, cpu: {"tps": t, "transactions": c(5000), "cpu_s.vhostd": c(cpu)}
+    ping = lambda v: {"avg_ms": v, "rx": c(100), "cpu_s.vhostd": c(0.1)}
+    run = {"summary": {
+        "vhostd": {"tcp_g2g_1": tcp(c(2.0, 2.1, 2.2), 6.0), "tcp_g2g_4": tcp(c(3, 3.1, 3.2), 7.0),
+                   "rr_g2g_256": rr(c(1000, 1100, 1200), 0.5), "rr_h2g_256": rr(c(900), 0.5),
+                   "ping_g2g": ping(c(2.0, 2.2, 2.4))},
+        "vhostd-poll0": {"tcp_g2g_1": tcp(c(1.5, 1.6, 1.7), 5.0),
+                         "tcp_g2g_4": tcp(c(2, 2.1, 2.2), 5.0),
+                         "rr_g2g_256": rr(c(1150, 1250, 1300), 0.4), "rr_h2g_256": rr(c(950), 0.4),
+                         "ping_g2g": ping(c(3, 3.1, 3.2))},
+        "vhostd-poll50": {"tcp_g2g_1": tcp(c(2.1, 2.3, 2.5), 10.0),
+                          "tcp_g2g_4": tcp(c(2.5, 2.6, 2.7), 9.0),
+                          "rr_g2g_256": rr(c(1500, 1600, 1700), 0.9),
+                          "ping_g2g": ping(c(2.5, 2.6, 2.7))}}}
+    cfgs = ["vhostd", "vhostd-poll0", "vhostd-poll50"]
+    md = poll_section(run, cfgs, ["256"])
+    assert md[0].startswith("## vhostd polling: auto (default) against --poll-us 0 and"), md
+    row = lambda t, md=md: [x.strip() for x in
+                            next(l for l in md if l.startswith("| " + t)).split("|")[1:-1]]
+    r = row("TCP guest -> guest, 1 stream")
+    assert r[1] == "2.1 [2-2.2] Gbit/s; 6 CPU s; 0.286 CPU-s/Gbit", r
+    assert r[4:] == ["vhostd --poll-us 50", "0.913", "within spread", "1.2: <= 1.3: ok"], r
+    assert row("TCP guest -> guest, 4 streams")[4:] == [
+        "vhostd --poll-us 50", "1.19", "default better", "1.4: > 1.3"]
+    r = row("TCP RR 256 B guest <-> guest")
+    assert r[1].endswith("; 100 CPU us/trans") and r[4:7] == [
+        "vhostd --poll-us 50", "0.688", "default worse"] and r[7] == "-", r
+    assert row("ping guest -> guest")[4:7] == ["vhostd --poll-us 50", "0.846", "default better"]
+    assert not [l for l in md if l.startswith("| TCP RR 256 B host")]	# poll50 lacks it
+    assert md[-2].startswith("Default worse than the best fixed window beyond the spread: "
+                             "rr_g2g_256. TCP rows over the CPU bar: tcp_g2g_4."), md[-2]
+    two = poll_section(run, ["vhostd", "vhostd-poll0"], ["256"])
+    assert row("TCP RR 256 B host", two)[3:6] == ["vhostd --poll-us 0", "0.947", "within spread"]
+    assert poll_section(run, ["vhostd"], ["256"]) == []
+    assert poll_section(run, ["vhostd-poll0", "vhostd-poll50"], ["256"]) == []
+    print("PASS bench-guests-selftest: parsers, tie rule, expected-figures table, "
+          "polling section")
     return 0
 
 
