@@ -323,7 +323,8 @@ static void ctl_prom_domains(struct ctl_buf *b)
  * (preempted: the contention signal, pollwin.h);
  * vhostd_worker_poll_backoffs_total, vhostd_worker_poll_backoff (1 while
  * one holds); vhostd_worker_cpu_pressure_ratio: the system's CPU "some"
- * pressure over its last sampled interval (shown, not acted on).
+ * pressure over its last sampled interval (with the lost time, what it
+ * backs off on).
  */
 static void ctl_prom_worker_poll(struct ctl_buf *b,
 				 const struct worker_info *wi, unsigned int n)

@@ -89,7 +89,8 @@ static void ctl_show_sources(struct ctl_buf *b, const struct port *p)
 			   "\"mode\":\"%s\",\"window_ns\":%u,"
 			   "\"target_ns\":%u,\"armed\":%s,\"poll_ns\":%llu,"
 			   "\"sleep_ns\":%llu,\"sleeps\":%llu,"
-			   "\"wakeups\":%llu,\"hits\":%llu}}",
+			   "\"wakeups\":%llu,\"hits\":%llu,"
+			   "\"frames_per_busy\":%u.%02u}}",
 			   i ? "," : "", si[i].q, si[i].worker, si[i].mode,
 			   si[i].window_ns, si[i].target_ns,
 			   si[i].armed ? "true" : "false",
@@ -97,7 +98,8 @@ static void ctl_show_sources(struct ctl_buf *b, const struct port *p)
 			   (unsigned long long)si[i].sleep_ns,
 			   (unsigned long long)si[i].sleeps,
 			   (unsigned long long)si[i].wakeups,
-			   (unsigned long long)si[i].hits);
+			   (unsigned long long)si[i].hits,
+			   si[i].busy_x16 / 16, si[i].busy_x16 % 16 * 100 / 16);
 	ctl_printf(b, "]");
 }
 

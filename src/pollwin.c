@@ -31,28 +31,30 @@
  * soon as it polls.
  *
  * Contention (struct pw_contend): polling is free only on a CPU nobody
- * else wants.  While a worker polls it reads the clock every few dry
- * looks (~1.5 us apart); a read more than PW_GAP_NS after the previous
- * one means the worker did not run in between: the scheduler gave its
- * CPU to a task that wanted it (or the hypervisor did).  Over each
- * PW_SAMPLE_NS interval in which it polled at least PW_POLL_MIN_NS, a
- * worker that lost PW_LOST_PM per mille or more of its polling time
- * turns polling off for its queues for a hold that doubles while this
- * repeats (PW_HOLD_MIN_NS up to PW_HOLD_MAX_NS) and halves after clean
- * intervals; after a hold the next interval polls again and decides
- * again.  The signal costs no syscall and measures exactly the harm:
- * CPU time someone else needed while the worker spun.
+ * else wants.  Every PW_SAMPLE_NS a polling worker reads the kernel's
+ * CPU pressure (PSI, /proc/pressure/cpu "some": time in which at least
+ * one task was runnable and waited for a CPU).  Over an interval in
+ * which it polled at least PW_POLL_MIN_NS, the interval's stall rate
+ * feeds a decayed average (a quarter per interval: one interval is a few
+ * waits, the average is the load); at PW_STALL_PM per mille, or when
+ * the worker itself lost PW_LOST_PM of its polling time (its clock
+ * jumped between two dry looks: it did not run), it turns polling off
+ * for its queues for a hold that doubles while this repeats
+ * (PW_HOLD_MIN_NS up to PW_HOLD_MAX_NS) and halves after clean
+ * intervals; the interval after a hold polls again and decides again.
+ * Without PSI the lost time alone decides, at PW_LOST_ONLY_PM.
  *
- * Signals measured and not used (doc/performance.md, "Issue 15"): the
- * system's CPU pressure (PSI "some", /proc/pressure/cpu) separates two,
- * three and four spinning threads on two CPUs cleanly (1-4, 501 and 928
- * per mille) but also counts every wake-up's latency: a request/response
- * bench whose worker sleeps between frames showed 450-500 per mille with
- * CPUs to spare, so a backoff made more sleeps and more pressure.  It is
- * sampled and shown (vhostctl workers, vhostd_worker_cpu_pressure_ratio),
- * not acted on.  The thread's own run delay (/proc/PID/task/TID/schedstat)
- * counts every wake-up the same way, and cannot be opened once the
- * sandbox is on.
+ * Why these (doc/performance.md, "Issue 15", has the tables): with two
+ * TCG guests on this 2-CPU host, PSI read 360-500 per mille under
+ * guest -> guest TCP and 160-195 under request/response, 6-24 with CPUs
+ * to spare (a vbench round trip); two, three and four spinning threads
+ * on two CPUs 1-4, 501 and 928.  The worker's own lost polling time did
+ * not separate: 40-50 per mille under TCP but 100-110 under polled
+ * request/response, whose vCPUs preempt the worker briefly and often.
+ * The worker's run delay (schedstat) separates as well as PSI (350-490
+ * under TCP, 30-105 under request/response) but its file cannot be
+ * opened once the sandbox is on; involuntary switches count preemptions,
+ * not their length.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -74,7 +76,9 @@
 #define PW_SAMPLE_NS		20000000ull	/* pressure sample interval */
 #define PW_SAMPLE_MAX_NS	100000000ull	/* longer: a new baseline */
 #define PW_POLL_MIN_NS		1000000ull	/* polling that can be blamed */
-#define PW_LOST_PM		50	/* contended: 5 % of polling lost */
+#define PW_STALL_PM		250	/* contended: CPU pressure, decayed */
+#define PW_LOST_PM		200	/* contended: polling time lost */
+#define PW_LOST_ONLY_PM		50	/* the same, where PSI cannot be read */
 #define PW_HOLD_MIN_NS		100000000ull
 #define PW_HOLD_MAX_NS		5000000000ull
 #define PW_WAKE_DEFAULT_NS	10000u	/* if calibration fails */
@@ -176,11 +180,12 @@ static bool pw_bulk(const struct pw_queue *q)
  */
 void pw_busy_end(struct pw_queue *q)
 {
-	if (q->burst_woken) {
-		uint32_t b = MIN(q->burst, 1024u) * 16;
+	uint32_t b = MIN(q->burst, 1024u) * 16;
 
+	if (q->burst_woken)
 		q->wake_burst = q->wake_burst - q->wake_burst / 8 + b / 8;
-	}
+	__atomic_store_n(&q->busy_avg, q->busy_avg - q->busy_avg / 8 + b / 8,
+			 __ATOMIC_RELAXED);
 	q->burst = 0;
 	q->burst_woken = false;
 }
@@ -325,12 +330,22 @@ void pw_contend_sample(struct pw_contend *c, uint64_t now, uint64_t poll_ns)
 
 		/* ctl reads these racily: stored whole. */
 		__atomic_store_n(&c->lost_pm, lost_pm, __ATOMIC_RELAXED);
-		if (stall >= 0 && (uint64_t)stall >= c->last_stall_us)
-			__atomic_store_n(&c->stall_pm, (uint32_t)MIN(
-					 ((uint64_t)stall - c->last_stall_us) *
-					 1000000 / dt, 1000), __ATOMIC_RELAXED);
+		if (stall >= 0 && (uint64_t)stall >= c->last_stall_us) {
+			uint32_t pm = (uint32_t)MIN(((uint64_t)stall -
+						     c->last_stall_us) *
+						    1000000 / dt, 1000);
+
+			__atomic_store_n(&c->stall_pm, pm, __ATOMIC_RELAXED);
+			/* One interval's stall is a few waits; the decayed
+			 * rate is the load.
+			 */
+			c->stall_avg = c->stall_avg - c->stall_avg / 4 + pm / 4;
+		}
+		hot = stall >= 0 ? c->stall_avg >= PW_STALL_PM ||
+				   lost_pm >= PW_LOST_PM :
+				   lost_pm >= PW_LOST_ONLY_PM;
 		/* A fixed window is measured, never changed. */
-		hot = lost_pm >= PW_LOST_PM && pw_fixed < 0;
+		hot = hot && pw_fixed < 0;
 		if (!c->hold_ns)
 			c->hold_ns = PW_HOLD_MIN_NS;
 		if (hot) {

@@ -56,6 +56,8 @@ enum pw_mode {
  * @burst:	frames of the busy period now running
  * @burst_woken: that busy period began with a wake-up
  * @wake_burst:	frames a wake-up found, decayed average, x16
+ * @busy_avg:	frames per busy period, polled or woken, decayed average,
+ *		x16 (ctl)
  * @window_ns:	the window its history gives (PW_FIXED: the fixed one)
  * @target_ns:	its latency target
  * @hist:	decayed counts of idle gaps, 16 per gap, by log2 of the
@@ -79,6 +81,7 @@ struct pw_queue {
 	bool burst_woken;
 	uint32_t burst;
 	uint32_t wake_burst;
+	uint32_t busy_avg;
 	uint32_t window_ns;
 	uint32_t target_ns;
 	uint16_t hist[PW_BUCKETS];
@@ -103,10 +106,10 @@ struct pw_queue {
  * @stall_pm:	stall rate of the last decided interval, per mille of
  *		wall time (ctl)
  * @lost_pm:	lost time over polling time in it, per mille (ctl)
+ * @stall_avg:	@stall_pm decayed over the intervals (a quarter each)
  * @backoffs:	backoffs so far (ctl)
  * @lost_ns:	polling time the worker did not run: the gaps between two
- *		of its clock reads in a dry stretch beyond PW_GAP_NS (a
- *		signal measured and shown, used only without PSI)
+ *		of its clock reads in a dry stretch beyond PW_GAP_NS
  */
 struct pw_contend {
 	uint64_t last_ns;
@@ -117,6 +120,7 @@ struct pw_contend {
 	uint64_t hold_ns;
 	uint32_t stall_pm;
 	uint32_t lost_pm;
+	uint32_t stall_avg;
 	uint64_t backoffs;
 	uint64_t lost_ns;
 };

@@ -212,7 +212,7 @@ static uint64_t worker_ref_key(uint32_t slot, uint32_t gen)
  *
  * Adaptive windows need the host's wake-up cost: measured here, ~20 ms
  * (pw_calibrate()).  The CPU pressure file is opened here for the
- * workers to read under the sandbox (shown, pollwin.c).
+ * workers to read under the sandbox (their backoff, pollwin.c).
  *
  * Return: 0 or -errno
  * Context: control thread, start-up
@@ -232,7 +232,8 @@ int worker_init(unsigned int n, int poll_us, unsigned int latency_us,
 		stall_fd = -1;
 	}
 	if (stall_fd < 0)
-		info("no CPU pressure (/proc/pressure/cpu) to show");
+		info("no CPU pressure (/proc/pressure/cpu): polling backs "
+		     "off on the workers' lost time alone");
 	pw_init(poll_us < 0 ? pw_calibrate(16) : 0, poll_us, stall_fd);
 	port_host = &worker_host;
 	for (i = 0; i < n; i++) {
@@ -867,6 +868,7 @@ unsigned int worker_src_list(const struct port *p,
 		o->wakeups = __atomic_load_n(&pq->wakeups, __ATOMIC_RELAXED);
 		o->hits = __atomic_load_n(&pq->hits, __ATOMIC_RELAXED);
 		o->armed = __atomic_load_n(&pq->armed_at, __ATOMIC_RELAXED) != 0;
+		o->busy_x16 = __atomic_load_n(&pq->busy_avg, __ATOMIC_RELAXED);
 		n++;
 	}
 	return n;

@@ -63,6 +63,7 @@ struct worker_info {
  * @wakeups:	events that woke it from armed
  * @hits:	dry spells a poll ended (work found, no kick needed)
  * @armed:	armed now
+ * @busy_x16:	frames per busy period, decayed average, x16
  */
 struct worker_src_info {
 	uint32_t q;
@@ -76,6 +77,7 @@ struct worker_src_info {
 	uint64_t wakeups;
 	uint64_t hits;
 	bool armed;
+	uint32_t busy_x16;
 };
 
 /*

@@ -217,6 +217,74 @@ static void test_contend(void **state)
 	assert_int_equal(c.backoffs, 2);
 }
 
+/* The pressure file says @total_us. */
+static void psi_set(int fd, uint64_t total_us)
+{
+	char line[160];
+	int n = snprintf(line, sizeof(line), "some avg10=0.00 avg60=0.00 "
+			 "avg300=0.00 total=%llu\nfull avg10=0.00 total=0\n",
+			 (unsigned long long)total_us);
+
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pwrite(fd, line, (size_t)n, 0), n);
+}
+
+static void test_contend_psi(void **state)
+{
+	char path[] = "/tmp/test_pollwin.XXXXXX";
+	struct pw_contend c = { 0 };
+	uint64_t t = 1000 * MS, poll = 0, psi = 0;
+	unsigned int i;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	psi_set(fd, 0);
+	pw_init(50 * US, -1, fd);
+	pw_contend_sample(&c, t, poll);
+	/* 10 % stalled and 10 % lost: calm with PSI (the 5 % lost rule is
+	 * for hosts without it).
+	 */
+	psi += 2000;
+	psi_set(fd, psi);
+	interval(&c, &t, &poll, 15, 1500);
+	assert_int_equal(c.stall_pm, 100);
+	assert_int_equal(c.backoffs, 0);
+	/* Half the time someone waits for a CPU: one interval is a few
+	 * waits, the decayed rate (25, 144, 233, 300) crosses 250 on the
+	 * third such interval.
+	 */
+	for (i = 0; i < 2; i++) {
+		psi += 10000;
+		psi_set(fd, psi);
+		interval(&c, &t, &poll, 15, 0);
+		assert_int_equal(c.stall_pm, 500);
+		assert_int_equal(c.backoffs, 0);
+	}
+	psi += 10000;
+	psi_set(fd, psi);
+	interval(&c, &t, &poll, 15, 0);
+	assert_int_equal(c.backoffs, 1);
+	assert_true(c.stall_avg >= 250);
+	/* Calm pressure, but a fifth of the polling lost: back off. */
+	t += 200 * MS;
+	pw_contend_sample(&c, t, poll);
+	for (i = 0; i < 8; i++) {
+		interval(&c, &t, &poll, 15, 0);	/* the average decays */
+		t += 5 * MS;
+	}
+	assert_true(c.stall_avg < 250);
+	i = (unsigned int)c.backoffs;
+	t += 1000 * MS;
+	pw_contend_sample(&c, t, poll);
+	interval(&c, &t, &poll, 15, 3000);
+	assert_int_equal(c.backoffs, i + 1);
+	pw_init(50 * US, -1, -1);
+	close(fd);
+}
+
 static void test_stall_read(void **state)
 {
 	char path[] = "/tmp/test_pollwin.XXXXXX";
@@ -271,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_bulk),
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_contend),
+		cmocka_unit_test(test_contend_psi),
 		cmocka_unit_test(test_stall_read),
 		cmocka_unit_test(test_calibrate),
 	};
