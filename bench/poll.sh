@@ -16,7 +16,11 @@
 # One line per run; then per point the median of each configuration's
 # value, the median of its per-round ratio to the best fixed setting of
 # that round, and its CPU per transaction or frame (ns of vhostd's
-# threads).  Unix sockets only.
+# threads).  Then the contention signals over each run, medians: the
+# system's CPU pressure (PSI some) and the worker's run delay
+# (schedstat) per mille of the run's wall time, its lost polling time
+# per mille of its polling time, and auto's backoffs -- with CPUs to
+# spare all of them should say "nobody waits".  Unix sockets only.
 set -u
 [ $# -ge 1 ] || { sed -n 3,20p "$0"; exit 2; }
 ROUNDS=$1
@@ -32,6 +36,35 @@ T=$(mktemp -d /tmp/vhostd-pollb.XXXXXX)
 P=
 trap 'bench_stop "$P" 10; rm -rf "$T"' EXIT
 
+# signals PID [BEFORE...]: "wall_ns psi_us rundelay_ns poll_ns lost_ns
+# backoffs" of vhostd PID now; with the six values of an earlier call,
+# the per mille figures over the time between (psi, run delay, lost)
+# and the backoffs.
+signals() {
+	local p=$1 t rd=0 w now psi
+	shift
+	now=$(date +%s%N)
+	psi=$(awk '/^some/ { for (i = 2; i <= NF; i++) if ($i ~ /^total=/)
+		print substr($i, 7) }' /proc/pressure/cpu 2>/dev/null)
+	for t in /proc/"$p"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = vhostd-w0 ] &&
+			rd=$(awk '{ print $2 }' "$t/schedstat")
+	done
+	w=$("$BUILD/vhostctl" --json --ctl "$T/ctl" workers 2>/dev/null |
+		jq -r '.workers[0] | "\(.poll_ns) \(.lost_ns) \(.backoffs)"')
+	if [ $# -eq 0 ]; then
+		echo "$now ${psi:-0} $rd ${w:-0 0 0}"
+		return
+	fi
+	# shellcheck disable=SC2086 # the numbers are words
+	awk -v a="$*" -v b="$now ${psi:-0} $rd ${w:-0 0 0}" 'BEGIN {
+		split(a, x, " "); split(b, y, " "); wall = y[1] - x[1]
+		dp = y[4] - x[4]; psi = (y[2] - x[2]) * 1e6 / wall
+		rd = (y[3] - x[3]) * 1e3 / wall; lost = 0
+		if (dp > 0) lost = (y[5] - x[5]) * 1e3 / dp
+		printf "%.1f %.1f %.1f %d", psi, rd, lost, y[6] - x[6] }'
+}
+
 declare -A ARGS=([auto]="" [p0]="--poll-us 0" [p50]="--poll-us 50")
 CONFS=(auto p0 p50)
 
@@ -42,17 +75,19 @@ for r in $(seq "$ROUNDS"); do
 			c=${CONFS[$(( (k + r) % 3 ))]}
 			rm -f "$T/A.sock" "$T/B.sock"
 			# shellcheck disable=SC2086 # the arguments are words
-			taskset -c 1 "$V" ${ARGS[$c]} \
+			taskset -c 1 "$V" ${ARGS[$c]} --ctl "$T/ctl" \
 				--port "vhost-user,path=$T/A.sock" \
 				--port "vhost-user,path=$T/B.sock" \
 				>"$T/log" 2>&1 &
 			P=$!
 			bench_wait_socks "$P" "$T/log" "$c" "$T/A.sock" \
 				"$T/B.sock" || exit 1
+			sig0=$(signals "$P")
 			line=$(taskset -c 0 "$VBENCH" "$mode" --a "$T/A.sock" \
 				--b "$T/B.sock" --size "$size" --seconds 2 \
 				--warmup-ms 300 --fwd-pid "$P" 2>"$T/err" |
 				grep '^RESULT' | head -n 1)
+			sig=$(signals "$P" $sig0)
 			bench_stop "$P" 20
 			P=
 			if [ "$mode" = rr ]; then
@@ -68,7 +103,7 @@ for r in $(seq "$ROUNDS"); do
 			cpu=$(grep -o ' cpu_all_s=[0-9.]*' <<<"$line")
 			win=$(grep -o ' win_s=[0-9.]*' <<<"$line")
 			[ -n "$v" ] || { echo "poll.sh: $c $pt: no result: $(tail -n 3 "$T/err")" >&2; continue; }
-			echo "$r $pt $c ${v#*=} ${cpu#*=} ${win#*=} $n"
+			echo "$r $pt $c ${v#*=} ${cpu#*=} ${win#*=} $n $sig"
 		done
 	done
 done | tee "$T/out"
@@ -102,3 +137,17 @@ END {
 			       med(cpu[p" "cs[i]])
 	}
 }' "$T/out" | sort
+
+echo
+echo "point  conf  psi-some-pm  run-delay-pm  lost-pm-of-polling  backoffs"
+awk '
+function med(s,   a, n, i, j, t) {
+	n = split(s, a, " ")
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+		if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : 0
+}
+NF >= 11 { k = $2" "$3; psi[k] = psi[k] " " $8; rd[k] = rd[k] " " $9
+	   lost[k] = lost[k] " " $10; bo[k] = bo[k] " " $11 }
+END { for (k in psi) printf "%-14s %8.1f %8.1f %8.1f %4d\n", k, med(psi[k]),
+	med(rd[k]), med(lost[k]), med(bo[k]) }' "$T/out" | sort
