@@ -274,9 +274,20 @@ uint32_t pw_window(struct pw_queue *q, const struct pw_contend *c,
 {
 	if (pw_fixed >= 0)
 		return (uint32_t)MIN((uint64_t)pw_fixed * 1000, UINT32_MAX);
-	if (now < c->until_ns)
+	if (pw_backoff(c, now))
 		return 0;
 	return q->window_ns;
+}
+
+/**
+ * pw_backoff() - whether a contention backoff holds
+ * @c:		a worker's state (its own, or ctl's racy look)
+ * @now:	clock, ns
+ * Return: true while polling is off for contention
+ */
+bool pw_backoff(const struct pw_contend *c, uint64_t now)
+{
+	return now < __atomic_load_n(&c->until_ns, __ATOMIC_RELAXED);
 }
 
 /**

@@ -141,6 +141,7 @@ struct pw_contend {
  *			worker's contention state.
  * pw_contend_sample()	at a dry clock read: take a pressure sample if
  *			one is due, and back off if polling stole CPU.
+ * pw_backoff()		whether a backoff of @c holds at @now (any thread).
  * pw_calibrate()	measure a cross-CPU eventfd wake-up from idle, the
  *			median of @rounds, ns (start-up: it sleeps and
  *			creates a thread).
@@ -156,6 +157,7 @@ void pw_busy_end(struct pw_queue *q);
 uint32_t pw_window(struct pw_queue *q, const struct pw_contend *c,
 		   uint64_t now);
 void pw_contend_sample(struct pw_contend *c, uint64_t now, uint64_t poll_ns);
+bool pw_backoff(const struct pw_contend *c, uint64_t now);
 uint32_t pw_calibrate(unsigned int rounds);
 int64_t pw_stall_read(int fd);
 const char *pw_mode_name(unsigned int mode);

@@ -466,21 +466,28 @@ static bool worker_dry_read(struct worker *w, unsigned int *dry_passes,
 }
 
 /**
+ * worker_pq_add() - add the time since @since to a source's counter
+ * @ctr:	poll_ns or sleep_ns of a struct pw_queue (ctl reads it)
+ * @since:	start of the stretch, 0: none to count
+ * @t:		clock, ns
+ */
+static void worker_pq_add(uint64_t *ctr, uint64_t since, uint64_t t)
+{
+	if (since && t > since)
+		__atomic_store_n(ctr, *ctr + (t - since), __ATOMIC_RELAXED);
+}
+
+/**
  * worker_pq_work() - a source found work after a dry spell
  * @pq:		its polling state
  * @t:		clock, ns (the pass's end: within a pass of the truth)
  */
 static void worker_pq_work(struct pw_queue *pq, uint64_t t)
 {
-	if (pq->armed_at) {
-		__atomic_store_n(&pq->sleep_ns, pq->sleep_ns +
-				 (t > pq->armed_at ? t - pq->armed_at : 0),
-				 __ATOMIC_RELAXED);
+	worker_pq_add(&pq->sleep_ns, pq->armed_at, t);
+	if (pq->armed_at)
 		__atomic_store_n(&pq->armed_at, 0, __ATOMIC_RELAXED);
-	}
-	if (pq->poll_since && t > pq->poll_since)
-		__atomic_store_n(&pq->poll_ns, pq->poll_ns + (t - pq->poll_since),
-				 __ATOMIC_RELAXED);
+	worker_pq_add(&pq->poll_ns, pq->poll_since, t);
 	if (!pq->woken)
 		__atomic_store_n(&pq->hits, pq->hits + 1, __ATOMIC_RELAXED);
 	pw_gap(pq, t > pq->dry_since ? t - pq->dry_since : 0);
@@ -497,9 +504,7 @@ static void worker_pq_work(struct pw_queue *pq, uint64_t t)
  */
 static void worker_pq_woken(struct pw_queue *pq, uint64_t t)
 {
-	__atomic_store_n(&pq->sleep_ns, pq->sleep_ns +
-			 (t > pq->armed_at ? t - pq->armed_at : 0),
-			 __ATOMIC_RELAXED);
+	worker_pq_add(&pq->sleep_ns, pq->armed_at, t);
 	__atomic_store_n(&pq->wakeups, pq->wakeups + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&pq->armed_at, 0, __ATOMIC_RELAXED);
 	pq->poll_since = t;
@@ -547,10 +552,7 @@ static void worker_windows(struct worker *w, uint64_t t, unsigned int held)
 			left++;
 			continue;
 		}
-		if (pq->poll_since && t > pq->poll_since)
-			__atomic_store_n(&pq->poll_ns,
-					 pq->poll_ns + (t - pq->poll_since),
-					 __ATOMIC_RELAXED);
+		worker_pq_add(&pq->poll_ns, pq->poll_since, t);
 		__atomic_store_n(&pq->sleeps, pq->sleeps + 1, __ATOMIC_RELAXED);
 		pq->poll_since = 0;
 		__atomic_store_n(&pq->armed_at, t, __ATOMIC_RELAXED);
@@ -823,8 +825,7 @@ bool worker_info_get(unsigned int i, struct worker_info *info)
 	info->lost_pm = __atomic_load_n(&w->contend.lost_pm, __ATOMIC_RELAXED);
 	info->backoffs = __atomic_load_n(&w->contend.backoffs,
 					 __ATOMIC_RELAXED);
-	info->backoff = now_ns() < __atomic_load_n(&w->contend.until_ns,
-						   __ATOMIC_RELAXED);
+	info->backoff = pw_backoff(&w->contend, now_ns());
 	return true;
 }
 
@@ -855,9 +856,7 @@ unsigned int worker_src_list(const struct port *p,
 		if (pw_fixed_us() >= 0) {
 			mode = PW_FIXED;
 			o->window_ns = (uint32_t)pw_fixed_us() * 1000;
-		} else if (now_ns() < __atomic_load_n(
-				&workers[o->worker].contend.until_ns,
-				__ATOMIC_RELAXED)) {
+		} else if (pw_backoff(&workers[o->worker].contend, now_ns())) {
 			mode = PW_BACKOFF;
 		}
 		o->mode = pw_mode_name(mode);
