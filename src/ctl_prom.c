@@ -313,6 +313,28 @@ static void ctl_prom_domains(struct ctl_buf *b)
 }
 
 /**
+ * ctl_prom_worker_secs() - one per-worker seconds counter family
+ * @b:		reply
+ * @name:	metric name
+ * @help:	its HELP text
+ * @wi:		the workers
+ * @n:		how many
+ * @off:	offsetof() the ns field of struct worker_info
+ */
+static void ctl_prom_worker_secs(struct ctl_buf *b, const char *name,
+				 const char *help, const struct worker_info *wi,
+				 unsigned int n, size_t off)
+{
+	unsigned int i;
+
+	ctl_printf(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	for (i = 0; i < n; i++) {
+		ctl_printf(b, "%s{worker=\"%u\"} ", name, i);
+		ctl_prom_secs(b, *(const uint64_t *)((const char *)&wi[i] + off));
+	}
+}
+
+/**
  * ctl_prom_worker_poll() - the workers' polling and contention series
  * @b:		reply
  * @wi:		the workers, as ctl_prom_workers() read them
@@ -331,23 +353,13 @@ static void ctl_prom_worker_poll(struct ctl_buf *b,
 {
 	unsigned int i;
 
-	ctl_printf(b, "# HELP vhostd_worker_poll_seconds_total Time the "
-		   "worker busy-polled dry sources.\n"
-		   "# TYPE vhostd_worker_poll_seconds_total counter\n");
-	for (i = 0; i < n; i++) {
-		ctl_printf(b, "vhostd_worker_poll_seconds_total{worker=\"%u\"} ",
-			   i);
-		ctl_prom_secs(b, wi[i].poll_ns);
-	}
-	ctl_printf(b, "# HELP vhostd_worker_poll_lost_seconds_total Polling "
-		   "time in which the worker did not run (another task had "
-		   "its CPU).\n"
-		   "# TYPE vhostd_worker_poll_lost_seconds_total counter\n");
-	for (i = 0; i < n; i++) {
-		ctl_printf(b, "vhostd_worker_poll_lost_seconds_total"
-			   "{worker=\"%u\"} ", i);
-		ctl_prom_secs(b, wi[i].lost_ns);
-	}
+	ctl_prom_worker_secs(b, "vhostd_worker_poll_seconds_total",
+			     "Time the worker busy-polled dry sources.", wi, n,
+			     offsetof(struct worker_info, poll_ns));
+	ctl_prom_worker_secs(b, "vhostd_worker_poll_lost_seconds_total",
+			     "Polling time in which the worker did not run "
+			     "(another task had its CPU).", wi, n,
+			     offsetof(struct worker_info, lost_ns));
 	ctl_printf(b, "# HELP vhostd_worker_poll_backoffs_total Times the "
 		   "worker stopped polling because it took CPU from others.\n"
 		   "# TYPE vhostd_worker_poll_backoffs_total counter\n");
@@ -396,14 +408,9 @@ static void ctl_prom_workers(struct ctl_buf *b)
 			n = i;
 	/* After busy_ns: each busy_ns was published at or before now. */
 	now = now_ns();
-	ctl_printf(b, "# HELP vhostd_worker_busy_seconds_total Time the "
-		   "worker spent in passes that found work.\n"
-		   "# TYPE vhostd_worker_busy_seconds_total counter\n");
-	for (i = 0; i < n; i++) {
-		ctl_printf(b, "vhostd_worker_busy_seconds_total{worker=\"%u\"} ",
-			   i);
-		ctl_prom_secs(b, wi[i].busy_ns);
-	}
+	ctl_prom_worker_secs(b, "vhostd_worker_busy_seconds_total",
+			     "Time the worker spent in passes that found work.",
+			     wi, n, offsetof(struct worker_info, busy_ns));
 	ctl_printf(b, "# HELP vhostd_worker_idle_seconds_total Time the "
 		   "worker polled dry or slept (its age less busy time).\n"
 		   "# TYPE vhostd_worker_idle_seconds_total counter\n");
