@@ -129,6 +129,10 @@ struct vt {
 void vt_init(struct vt *t, unsigned int indent, const char *heads);
 void vt_cell(struct vt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void vt_u64(struct vt *t, const struct vj *j, const struct vj_node *o,
+	    const char *key);
+void vt_fixed(struct vt *t, const struct vj *j, const struct vj_node *o,
+	      const char *key, double div, int decimals);
 int vt_print(struct vt *t, FILE *f);
 const char *vh_bytes(char *buf, size_t len, uint64_t v);
 const char *vh_count(char *buf, size_t len, double v);

@@ -163,20 +163,16 @@ static void show_vhost(const struct vj *j, const struct vj_node *p,
 		bool started = vj_true(vj_get(j, r, "started"));
 
 		vt_cell(&t, "%llu", (unsigned long long)q);
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, r, "pair")));
+		vt_u64(&t, j, r, "pair");
 		vt_cell(&t, "%s", vj_str(vj_get(j, r, "dir"), "?"));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, r, "size")));
+		vt_u64(&t, j, r, "size");
 		vt_cell(&t, "%s", vj_u64(j, vj_get(j, r, "size")) ?
 			vj_str(vj_get(j, r, "layout"), "?") : "-");
 		vt_cell(&t, "%s", vj_true(vj_get(j, r, "broken")) ? "broken" :
 			started ? "started" :
 			vj_true(vj_get(j, r, "enabled")) ? "enabled" : "off");
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, r, "last_avail")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, r, "used")));
+		vt_u64(&t, j, r, "last_avail");
+		vt_u64(&t, j, r, "used");
 		vt_cell(&t, "%s", vj_true(vj_get(j, r, "kick_fd")) ? "fd" : "-");
 		vt_cell(&t, "%s", vj_true(vj_get(j, r, "call_fd")) ? "fd" : "-");
 		/* Guest TX rings are sources; RX rings are written by
@@ -184,8 +180,7 @@ static void show_vhost(const struct vj *j, const struct vj_node *p,
 		 */
 		vt_cell(&t, "%s", q & 1 ? show_worker(j, p, q, b1, sizeof(b1)) :
 			"any");
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, r, "held")));
+		vt_u64(&t, j, r, "held");
 	}
 	vt_print(&t, stdout);
 }
@@ -278,23 +273,17 @@ static void show_polling(const struct vj *j, const struct vj_node *p)
 	for (; s; s = vj_next(j, s)) {
 		const struct vj_node *o = vj_get(j, s, "poll");
 
-		vt_cell(&t, "%llu", (unsigned long long)vj_u64(j, vj_get(j, s, "q")));
+		vt_u64(&t, j, s, "q");
 		vt_cell(&t, "w%llu", (unsigned long long)
 			vj_u64(j, vj_get(j, s, "worker")));
 		vt_cell(&t, "%s%s", vj_str(vj_get(j, o, "mode"), "?"),
 			vj_true(vj_get(j, o, "armed")) ? ", armed" : "");
-		vt_cell(&t, "%.0f", (double)vj_u64(j, vj_get(j, o, "window_ns")) /
-			1000);
-		vt_cell(&t, "%.3f", (double)vj_u64(j, vj_get(j, o, "poll_ns")) /
-			1e9);
-		vt_cell(&t, "%.3f", (double)vj_u64(j, vj_get(j, o, "sleep_ns")) /
-			1e9);
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, o, "sleeps")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, o, "wakeups")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, o, "hits")));
+		vt_fixed(&t, j, o, "window_ns", 1000, 0);
+		vt_fixed(&t, j, o, "poll_ns", 1e9, 3);
+		vt_fixed(&t, j, o, "sleep_ns", 1e9, 3);
+		vt_u64(&t, j, o, "sleeps");
+		vt_u64(&t, j, o, "wakeups");
+		vt_u64(&t, j, o, "hits");
 	}
 	vt_print(&t, stdout);
 }

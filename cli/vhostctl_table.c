@@ -72,6 +72,34 @@ void vt_cell(struct vt *t, const char *fmt, ...)
 }
 
 /**
+ * vt_u64() - a cell: @o's number @key, in decimal
+ * @t:		table
+ * @j:		reply
+ * @o:		object holding @key
+ * @key:	member name (a missing one reads 0)
+ */
+void vt_u64(struct vt *t, const struct vj *j, const struct vj_node *o,
+	    const char *key)
+{
+	vt_cell(t, "%llu", (unsigned long long)vj_u64(j, vj_get(j, o, key)));
+}
+
+/**
+ * vt_fixed() - a cell: @o's number @key divided by @div
+ * @t:		table
+ * @j:		reply
+ * @o:		object holding @key
+ * @key:	member name (a missing one reads 0)
+ * @div:	divisor (1e9: ns as seconds)
+ * @decimals:	digits after the point
+ */
+void vt_fixed(struct vt *t, const struct vj *j, const struct vj_node *o,
+	      const char *key, double div, int decimals)
+{
+	vt_cell(t, "%.*f", decimals, (double)vj_u64(j, vj_get(j, o, key)) / div);
+}
+
+/**
  * vt_print() - print the table and free its cells
  * @t:		table
  * @f:		where
@@ -259,20 +287,15 @@ int vhostctl_print_ports(const struct vj *j)
 			vt_cell(&t, "%llu%s", (unsigned long long)
 				vj_u64(j, vj_get(j, l2, "vlan")),
 				vj_true(vj_get(j, l2, "isolated")) ? "/i" : "");
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, p, "macs")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, p, "rx_packets")));
+		vt_u64(&t, j, p, "macs");
+		vt_u64(&t, j, p, "rx_packets");
 		vt_cell(&t, "%s", vh_bytes(b1, sizeof(b1),
 			vj_u64(j, vj_get(j, p, "rx_bytes"))));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, p, "tx_packets")));
+		vt_u64(&t, j, p, "tx_packets");
 		vt_cell(&t, "%s", vh_bytes(b2, sizeof(b2),
 			vj_u64(j, vj_get(j, p, "tx_bytes"))));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, p, "drops")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, p, "violations")));
+		vt_u64(&t, j, p, "drops");
+		vt_u64(&t, j, p, "violations");
 		vt_cell(&t, "%s", vhostctl_peer_brief(j, p, b3, sizeof(b3)));
 	}
 	return vt_print(&t, stdout);
@@ -297,8 +320,7 @@ int vhostctl_print_fdb(const struct vj *j)
 		bool st = vj_true(vj_get(j, e, "static"));
 		char age[32];
 
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, e, "vlan")));
+		vt_u64(&t, j, e, "vlan");
 		vt_cell(&t, "%s", vj_str(vj_get(j, e, "mac"), "?"));
 		vt_cell(&t, "%s", vj_str(vj_get(j, e, "port"), "?"));
 		vt_cell(&t, "%s", st ? "-" : vh_age(age, sizeof(age),
@@ -332,26 +354,18 @@ int vhostctl_print_workers(const struct vj *j)
 	for (e = vj_first(j, w); e; e = vj_next(j, e)) {
 		const struct vj_node *cpu = vj_get(j, e, "cpu");
 
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, e, "idx")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, e, "tid")));
+		vt_u64(&t, j, e, "idx");
+		vt_u64(&t, j, e, "tid");
 		if (!cpu || cpu->type == VJ_NULL)
 			vt_cell(&t, "-");
 		else
 			vt_cell(&t, "%llu", (unsigned long long)vj_u64(j, cpu));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, e, "sources")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, e, "passes")));
-		vt_cell(&t, "%.2f", (double)vj_u64(j, vj_get(j, e, "busy_ns")) /
-			1e9);
-		vt_cell(&t, "%.2f", (double)vj_u64(j, vj_get(j, e, "poll_ns")) /
-			1e9);
-		vt_cell(&t, "%.1f", (double)vj_u64(j, vj_get(j, e, "lost_pm")) /
-			10);
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, e, "backoffs")));
+		vt_u64(&t, j, e, "sources");
+		vt_u64(&t, j, e, "passes");
+		vt_fixed(&t, j, e, "busy_ns", 1e9, 2);
+		vt_fixed(&t, j, e, "poll_ns", 1e9, 2);
+		vt_fixed(&t, j, e, "lost_pm", 10, 1);
+		vt_u64(&t, j, e, "backoffs");
 		vt_cell(&t, "%s%s", vj_true(vj_get(j, e, "asleep")) ?
 			"asleep" : "running",
 			vj_true(vj_get(j, e, "backoff")) ? ", backoff" : "");
@@ -400,16 +414,11 @@ int vhostctl_print_captures(const struct vj *j)
 		vt_cell(&t, "%s", vj_str(vj_get(j, c, "format"), "?"));
 		vt_cell(&t, "%s", vh_bytes(b, sizeof(b),
 			vj_u64(j, vj_get(j, c, "snaplen"))));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, c, "filter_insns")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, c, "seen")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, c, "captured")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, c, "filtered")));
-		vt_cell(&t, "%llu", (unsigned long long)
-			vj_u64(j, vj_get(j, c, "dropped")));
+		vt_u64(&t, j, c, "filter_insns");
+		vt_u64(&t, j, c, "seen");
+		vt_u64(&t, j, c, "captured");
+		vt_u64(&t, j, c, "filtered");
+		vt_u64(&t, j, c, "dropped");
 		vt_cell(&t, "%llu", (unsigned long long)sent);
 		if (count)
 			vt_cell(&t, "%llu", (unsigned long long)
