@@ -31,6 +31,12 @@ G2G_TESTS = ["ping_g2g", "flood_g2g", "tcp_g2g_1", "tcp_g2g_4", "tcp_bidir_g"]
 # reads (bench/guests' POLL_TESTS), with vhostd's own command lines.
 POLL_CONFIGS = ["vhostd-poll0", "vhostd-poll50"]
 POLL_TESTS = ["ping_h2g", "ping_g2g", "tcp_g2g_1", "tcp_g2g_4"]
+# The -nooff twins run the TCP tests only (bench/guests' NOOFF_TESTS), with
+# the guest NIC's checksum and segmentation offloads off.
+NOOFF_CONFIGS = ["e1000-nooff", "rtl8139-nooff", "virtio-tap-nooff", "vhostd-nooff"]
+NOOFF_OFF = ("tx-checksumming", "tcp-segmentation-offload")	# must read "off"
+NOOFF_FEATURES = ("CSUM", "GUEST_CSUM", "HOST_TSO4", "HOST_TSO6", "GUEST_TSO4",
+                  "GUEST_TSO6")	# must be absent (virtio-net)
 FIGURES = {
     "ping": ["min_ms", "avg_ms", "max_ms", "mdev_ms", "loss_pct"],
     "flood": ["pps", "loss_pct", "avg_ms"],
@@ -46,7 +52,16 @@ LABELS = {
     "vhostd": "virtio-net on vhostd (vhost-user, TAP port for the host)",
     "vhostd-poll0": "vhostd --poll-us 0",
     "vhostd-poll50": "vhostd --poll-us 50",
+    "e1000-nooff": "e1000 + TAP, offloads off",
+    "rtl8139-nooff": "rtl8139 + TAP, offloads off",
+    "virtio-tap-nooff": "virtio-net + TAP (QEMU userspace), offloads off",
+    "vhostd-nooff": "vhostd, offloads off (offload=off, guest's off)",
 }
+
+
+def base_config(cfg):
+    """The configuration a -nooff one is the twin of."""
+    return cfg[:-len("-nooff")] if cfg.endswith("-nooff") else cfg
 
 
 def test_kind(test):
@@ -65,6 +80,10 @@ def expected(cfg, rr_sizes):
         t = HOST_TESTS + G2G_TESTS + rr("h2g") + rr("g2g")
     elif cfg in POLL_CONFIGS:
         t = POLL_TESTS + rr("h2g") + rr("g2g")
+    elif cfg in NOOFF_CONFIGS:
+        tcp = lambda l: [x for x in l if x.startswith("tcp_")]
+        t = tcp(HOST_TESTS) + (tcp(G2G_TESTS) if cfg in ("virtio-tap-nooff", "vhostd-nooff")
+                               else [])
     else:
         t = []
     return t
@@ -341,7 +360,33 @@ def check(run):
                         cfg, test, fig, c["n"] if c else 0, reps))
             if cfg != "native" and not cell.get("cpu_s", {}).get("median"):
                 problems.append("%s %s: no CPU time recorded" % (cfg, test))
+        if cfg in NOOFF_CONFIGS:
+            problems += nooff_problems(cfg, run["nics"].get(cfg, {}))
     return problems
+
+
+def nooff_problems(cfg, nic):
+    """What says a -nooff configuration did not run with its offloads off:
+    each guest's ethtool -k must read off for checksumming and TSO, and a
+    virtio-net guest must not have negotiated a checksum or TSO feature."""
+    out = []
+    ks = {k: v for k, v in nic.items() if k.startswith("ethtool_k.")}
+    if not ks:
+        out.append("%s: no ethtool -k reading from the guests" % cfg)
+    for k, v in sorted(ks.items()):
+        for name in NOOFF_OFF:
+            m = re.search(r"%s: (\w+)" % name, v)
+            if not m or m[1] != "off":
+                out.append("%s: %s: %s is %s, not off" % (cfg, k[10:], name,
+                                                           m[1] if m else "not reported"))
+    if cfg in ("virtio-tap-nooff", "vhostd-nooff"):
+        feats = (nic.get("features") or "").split()
+        if not feats:
+            out.append("%s: no negotiated features recorded" % cfg)
+        on = [f for f in NOOFF_FEATURES if f in feats]
+        if on:
+            out.append("%s: offload features negotiated: %s" % (cfg, " ".join(on)))
+    return out
 
 
 # ---- report ----
@@ -511,6 +556,69 @@ def poll_section(run, cfgs, sizes):
     return L
 
 
+def offload_section(run, cfgs):
+    """'Offloads on and off': each TCP test on every configuration that ran
+    both ways, the two medians side by side, on / off, and per CPU-second;
+    then the configurations against each other with the offloads off."""
+    summ = run["summary"]
+    pairs = [(base_config(c), c) for c in cfgs if c in NOOFF_CONFIGS and
+             base_config(c) in cfgs and summ.get(c) and summ.get(base_config(c))]
+    if not pairs:
+        return []
+    L = ["## Offloads on and off (TCP)", "",
+         "Same run. Off: the guest NIC's checksum and segmentation offloads off "
+         "(virtio-net: every offload property off, vhostd's ports `offload=off`; e1000 and "
+         "rtl8139: `ethtool -K eth0 tx off sg off tso off` in the guest), so every frame "
+         "is MTU-sized and checksummed by the guest's CPU. Cell: median [min-max] Gbit/s; "
+         "on / off: the ratio of the medians, `tie` when the spreads overlap; per CPU-s: "
+         "MB moved per host CPU-second (QEMU + vhostd), on / off.", "",
+         "| test | " + " | ".join("%s on | off | on / off | MB per CPU-s on / off" % b
+                                  for b, _ in pairs) + " |",
+         "|---|" + "---|---|---|---|" * len(pairs)]
+    for test, title, fig, unit in TEST_TITLES:
+        if not test.startswith("tcp_"):
+            continue
+        row, any_ = [], False
+        for b, c in pairs:
+            on, off = summ[b].get(test, {}), summ[c].get(test, {})
+            if fig not in on or fig not in off:
+                row += ["-"] * 4
+                continue
+            any_ = True
+            r = fmt(on[fig]["median"] / off[fig]["median"]) if off[fig]["median"] else "-"
+            if tie(on[fig], off[fig]):
+                r += " (tie)"
+            eff = lambda t: fmt(t["bytes_per_cpu_s"]["median"] / 1e6) \
+                if "bytes_per_cpu_s" in t else "-"
+            row += [cell_txt(on[fig]), cell_txt(off[fig]), r, "%s / %s" % (eff(on), eff(off))]
+        if any_:
+            L.append("| %s | %s |" % (title, " | ".join(row)))
+    L.append("")
+    # Offloads off, configurations against each other.
+    cross = [("vhostd-nooff", "virtio-tap-nooff"), ("virtio-tap-nooff", "e1000-nooff"),
+             ("virtio-tap-nooff", "rtl8139-nooff")]
+    cross = [(a, b) for a, b in cross if a in cfgs and b in cfgs and summ.get(a) and summ.get(b)]
+    if cross:
+        L += ["Offloads off, one configuration over another (median over median; `tie` when "
+              "the spreads overlap):", "",
+              "| test | " + " | ".join("%s / %s" % ab for ab in cross) + " |",
+              "|---|" + "---|" * len(cross)]
+        for test, title, fig, unit in TEST_TITLES:
+            if not test.startswith("tcp_"):
+                continue
+            row = []
+            for a, b in cross:
+                ca, cb = summ[a].get(test, {}).get(fig), summ[b].get(test, {}).get(fig)
+                if not ca or not cb or not cb["median"]:
+                    row.append("-")
+                    continue
+                row.append(fmt(ca["median"] / cb["median"]) + (" (tie)" if tie(ca, cb) else ""))
+            if any(x != "-" for x in row):
+                L.append("| %s | %s |" % (title, " | ".join(row)))
+        L.append("")
+    return L
+
+
 def report_md(run, seeds, charts):
     m = run["meta"]
     sizes = (run["options"].get("rr_sizes") or "").split()
@@ -572,6 +680,7 @@ def report_md(run, seeds, charts):
     L.append("Bold: the best guest configuration of the row; `=`: a tie with it (spreads "
              "overlap; a single rep counts as +-5 % of its value).")
     L.append("")
+    L += offload_section(run, cfgs)
     L += poll_section(run, cfgs, sizes)
     L += signal_section(run, cfgs)
     L.append("## Latency detail, per-hop cost and CPU")
@@ -695,20 +804,29 @@ def charts(run, d):
     import matplotlib.pyplot as plt
     sizes = (run["options"].get("rr_sizes") or "").split()
     cfgs = (run["options"].get("configs") or "").split()
+    tcp_tests = [t for t in TEST_TITLES if t[0].startswith("tcp")]
+    on_cfgs = [c for c in cfgs if c not in NOOFF_CONFIGS]
+    # Each -nooff configuration beside its twin, hatched.
+    off_cfgs = []
+    for c in cfgs:
+        if c in NOOFF_CONFIGS and base_config(c) in cfgs:
+            off_cfgs += [base_config(c), c]
     groups = [
-        ("tcp.png", "TCP throughput (Gbit/s, median, bars: min-max)",
-         [t for t in TEST_TITLES if t[0].startswith("tcp")], "gbps"),
+        ("tcp.png", "TCP throughput (Gbit/s, median, bars: min-max)", tcp_tests, "gbps",
+         on_cfgs),
+        ("offloads.png", "TCP throughput, offloads on and off (hatched) (Gbit/s)",
+         tcp_tests, "gbps", off_cfgs),
         ("latency.png", "ping avg RTT (ms)", [t for t in TEST_TITLES if t[0].startswith("ping")],
-         "avg_ms"),
+         "avg_ms", cfgs),
         ("flood.png", "flood ping (packets/s)", [t for t in TEST_TITLES if t[0].startswith("flood")],
-         "pps"),
-        ("rr.png", "TCP request/response (transactions/s)", rr_titles(sizes), "tps"),
-        ("efficiency.png", "bytes per host CPU-second (QEMU + vhostd)",
-         [t for t in TEST_TITLES if t[0].startswith("tcp")], "bytes_per_cpu_s"),
+         "pps", cfgs),
+        ("rr.png", "TCP request/response (transactions/s)", rr_titles(sizes), "tps", cfgs),
+        ("efficiency.png", "bytes per host CPU-second (QEMU + vhostd)", tcp_tests,
+         "bytes_per_cpu_s", on_cfgs),
     ]
     out = []
-    for fname, title, tests, fig in groups:
-        present = [c for c in cfgs if any(get(run, (c, t[0], fig)) for t in tests)]
+    for fname, title, tests, fig, gcfgs in groups:
+        present = [c for c in gcfgs if any(get(run, (c, t[0], fig)) for t in tests)]
         tests = [t for t in tests if any(get(run, (c, t[0], fig)) for c in present)]
         if not present or not tests:
             continue
@@ -724,7 +842,11 @@ def charts(run, d):
                 ys.append(v["median"])
                 lo.append(v["median"] - v["min"])
                 hi.append(v["max"] - v["median"])
-            ax.bar(xs, ys, w, yerr=[lo, hi], capsize=2, label=c)
+            # A -nooff twin keeps its configuration's colour, hatched.
+            col = "C%d" % (present.index(base_config(c)) if base_config(c) in present else i)
+            ax.bar(xs, ys, w, yerr=[lo, hi], capsize=2, label=c, color=col,
+                   hatch="//" if c in NOOFF_CONFIGS else None,
+                   edgecolor="white" if c in NOOFF_CONFIGS else None)
         ax.set_xticks([j + 0.4 - w / 2 for j in range(len(tests))])
         ax.set_xticklabels([t[1] for t in tests], rotation=30, ha="right", fontsize=7)
         ax.set_title("%s - %s, %s" % (title, run["meta"].get("accel"), run["meta"].get("stamp")),
@@ -930,8 +1052,37 @@ def cmd_selftest():
     assert row("TCP RR 256 B host", two)[3:6] == ["vhostd --poll-us 0", "0.947", "within spread"]
     assert poll_section(run, ["vhostd"], ["256"]) == []
     assert poll_section(run, ["vhostd-poll0", "vhostd-poll50"], ["256"]) == []
+    # The -nooff twins: TCP only; the checker reads their offloads off.
+    assert expected("e1000-nooff", ["256"]) == ["tcp_h2g_1", "tcp_g2h_1", "tcp_h2g_4",
+                                                "tcp_g2h_4", "tcp_bidir_h"]
+    assert expected("vhostd-nooff", ["256"]) == expected("virtio-tap-nooff", ["256"]) == \
+        expected("e1000-nooff", ["256"]) + ["tcp_g2g_1", "tcp_g2g_4", "tcp_bidir_g"]
+    off = "tx-checksumming: off scatter-gather: off tcp-segmentation-offload: off "
+    assert nooff_problems("e1000-nooff", {"ethtool_k.g1": off}) == []
+    assert nooff_problems("e1000-nooff", {"ethtool_k.g1": off.replace(
+        "segmentation-offload: off", "segmentation-offload: on")}) == [
+        "e1000-nooff: g1: tcp-segmentation-offload is on, not off"]
+    assert nooff_problems("rtl8139-nooff", {}) == [
+        "rtl8139-nooff: no ethtool -k reading from the guests"]
+    assert nooff_problems("vhostd-nooff", {"ethtool_k.g1": off, "ethtool_k.g2": off,
+                                           "features": "MAC MRG_RXBUF VERSION_1"}) == []
+    assert nooff_problems("virtio-tap-nooff", {"ethtool_k.g1": off,
+                                               "features": "CSUM MAC HOST_TSO4"}) == [
+        "virtio-tap-nooff: offload features negotiated: CSUM HOST_TSO4"]
+    run = {"summary": {
+        "vhostd": {"tcp_g2g_1": {"gbps": c(3.0, 3.2, 3.4), "bytes_per_cpu_s": c(2e8)}},
+        "vhostd-nooff": {"tcp_g2g_1": {"gbps": c(1.0, 1.1, 1.2), "bytes_per_cpu_s": c(1e8)}},
+        "virtio-tap-nooff": {"tcp_g2g_1": {"gbps": c(0.9, 1.0, 1.15)}}}}
+    md = offload_section(run, ["vhostd", "vhostd-nooff", "virtio-tap-nooff"])
+    assert md[0] == "## Offloads on and off (TCP)", md
+    r = row("TCP guest -> guest, 1 stream", md)
+    assert r[1:] == ["3.2 [3-3.4]", "1.1 [1-1.2]", "2.91", "200 / 100"], r
+    r = [x.strip() for x in next(l for l in md if l.startswith("| TCP guest -> guest, 1")
+                                 and l.count("|") == 3).split("|")[1:-1]]
+    assert r == ["TCP guest -> guest, 1 stream", "1.1 (tie)"], r
+    assert offload_section(run, ["vhostd"]) == []
     print("PASS bench-guests-selftest: parsers, tie rule, expected-figures table, "
-          "polling section")
+          "polling section, offloads section and check")
     return 0
 
 
