@@ -252,13 +252,47 @@ static const char *show_limit(const struct vj *j, const struct vj_node *l,
 }
 
 /**
+ * gap_pct() - the bound under which @pct % of a source's idle gaps fall
+ * @j:		reply
+ * @o:		the source's "poll" object
+ * @pct:	percentile
+ * @buf:	out: "<64us", "<2ms", ">262ms" (the last bucket), "-" (none)
+ * @len:	its size
+ *
+ * Return: @buf
+ */
+static const char *gap_pct(const struct vj *j, const struct vj_node *o,
+			   unsigned int pct, char *buf, size_t len)
+{
+	const struct vj_node *b = vj_first(j, vj_get(j, o, "gaps_pm"));
+	uint64_t cum = 0, us = 1;
+	unsigned int k = 0;
+
+	snprintf(buf, len, "-");
+	for (; b; b = vj_next(j, b), k++, us *= 2) {
+		cum += vj_u64(j, b);
+		if (cum && cum >= pct * 10u) {
+			if (!vj_next(j, b))
+				snprintf(buf, len, ">%lluus", (unsigned long long)us / 2);
+			else if (us >= 2000)
+				snprintf(buf, len, "<%llums", (unsigned long long)us / 1000);
+			else
+				snprintf(buf, len, "<%lluus", (unsigned long long)us);
+			break;
+		}
+	}
+	return buf;
+}
+
+/**
  * show_polling() - each source queue's polling state, from "sources"
  * @j:		reply
  * @p:		the port's object
  *
  * MODE and WINDOW as the worker chose them (learn, poll, sleep, bulk,
  * backoff, fixed), the time polled dry and armed, windows that ran out,
- * wake-ups, and dry spells a poll ended.
+ * wake-ups, dry spells a poll ended, and the bounds under which half
+ * and nine tenths of its idle gaps fall (GAP50, GAP90).
  */
 static void show_polling(const struct vj *j, const struct vj_node *p)
 {
@@ -269,9 +303,10 @@ static void show_polling(const struct vj *j, const struct vj_node *p)
 		return;
 	show_kv("polling", "%s", "per source queue (vhostd --poll-us)");
 	vt_init(&t, 4, "SOURCE WORKER -MODE WINDOW_US POLLED_S SLEPT_S SLEEPS "
-		"WAKEUPS HITS");
+		"WAKEUPS HITS GAP50 GAP90");
 	for (; s; s = vj_next(j, s)) {
 		const struct vj_node *o = vj_get(j, s, "poll");
+		char g50[32], g90[32];
 
 		vt_u64(&t, j, s, "q");
 		vt_cell(&t, "w%llu", (unsigned long long)
@@ -284,6 +319,8 @@ static void show_polling(const struct vj *j, const struct vj_node *p)
 		vt_u64(&t, j, o, "sleeps");
 		vt_u64(&t, j, o, "wakeups");
 		vt_u64(&t, j, o, "hits");
+		vt_cell(&t, "%s", gap_pct(j, o, 50, g50, sizeof(g50)));
+		vt_cell(&t, "%s", gap_pct(j, o, 90, g90, sizeof(g90)));
 	}
 	vt_print(&t, stdout);
 }

@@ -74,23 +74,25 @@ static void ctl_show_macs(struct ctl_buf *b, const struct port *p)
  *			poll, each with its worker and its polling state
  *			(struct worker_src_info: mode, window and target in
  *			ns, time polled dry and armed, windows that ran out,
- *			wake-ups, dry spells a poll ended)
+ *			wake-ups, dry spells a poll ended, and its idle
+ *			gaps: per mille in log2 buckets of microseconds,
+ *			"gaps_pm"[k] those under 2^k us, the last the rest)
  * @b:		reply
  * @p:		port
  */
 static void ctl_show_sources(struct ctl_buf *b, const struct port *p)
 {
 	struct worker_src_info si[CTL_SHOW_SOURCES];
-	unsigned int i, n = worker_src_list(p, si, ARRAY_SIZE(si));
+	unsigned int i, k, n = worker_src_list(p, si, ARRAY_SIZE(si));
 
 	ctl_printf(b, ",\"sources\":[");
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ctl_printf(b, "%s{\"q\":%u,\"worker\":%u,\"poll\":{"
 			   "\"mode\":\"%s\",\"window_ns\":%u,"
 			   "\"target_ns\":%u,\"armed\":%s,\"poll_ns\":%llu,"
 			   "\"sleep_ns\":%llu,\"sleeps\":%llu,"
 			   "\"wakeups\":%llu,\"hits\":%llu,"
-			   "\"frames_per_busy\":%u.%02u}}",
+			   "\"frames_per_busy\":%u.%02u,\"gaps_pm\":[",
 			   i ? "," : "", si[i].q, si[i].worker, si[i].mode,
 			   si[i].window_ns, si[i].target_ns,
 			   si[i].armed ? "true" : "false",
@@ -100,6 +102,10 @@ static void ctl_show_sources(struct ctl_buf *b, const struct port *p)
 			   (unsigned long long)si[i].wakeups,
 			   (unsigned long long)si[i].hits,
 			   si[i].busy_x16 / 16, si[i].busy_x16 % 16 * 100 / 16);
+		for (k = 0; k < PW_BUCKETS; k++)
+			ctl_printf(b, "%s%u", k ? "," : "", si[i].gaps_pm[k]);
+		ctl_printf(b, "]}}");
+	}
 	ctl_printf(b, "]");
 }
 

@@ -247,12 +247,16 @@ void pw_gap(struct pw_queue *q, uint64_t gap_ns)
 {
 	unsigned int k;
 
-	q->hist[pw_bucket(gap_ns)] += PW_UNIT;
+	k = pw_bucket(gap_ns);
+	/* The only writer; ctl reads the buckets (pw_hist_pm()). */
+	__atomic_store_n(&q->hist[k], (uint16_t)(q->hist[k] + PW_UNIT),
+			 __ATOMIC_RELAXED);
 	q->weight += PW_UNIT;
 	if (q->weight > PW_WEIGHT_MAX) {
 		q->weight = 0;
 		for (k = 0; k < PW_BUCKETS; k++) {
-			q->hist[k] >>= 1;
+			__atomic_store_n(&q->hist[k], (uint16_t)(q->hist[k] >> 1),
+					 __ATOMIC_RELAXED);
 			q->weight += q->hist[k];
 		}
 	}
@@ -260,6 +264,28 @@ void pw_gap(struct pw_queue *q, uint64_t gap_ns)
 		return;
 	q->seen = 0;
 	pw_choose(q);
+}
+
+/**
+ * pw_hist_pm() - a queue's gap histogram, per mille of its weight
+ * @q:		queue (its worker writes it meanwhile)
+ * @pm:		out: bucket k holds gaps under 2^k us (k = 0: under 1 us; the
+ *		last, everything longer), per mille, rounded down; all 0
+ *		while no gap has been seen
+ *
+ * Sums its own copy of the buckets, so a racy read still adds up.
+ */
+void pw_hist_pm(const struct pw_queue *q, uint16_t pm[PW_BUCKETS])
+{
+	uint32_t h[PW_BUCKETS], sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < PW_BUCKETS; k++) {
+		h[k] = __atomic_load_n(&q->hist[k], __ATOMIC_RELAXED);
+		sum += h[k];
+	}
+	for (k = 0; k < PW_BUCKETS; k++)
+		pm[k] = sum ? (uint16_t)(h[k] * 1000ull / sum) : 0;
 }
 
 /**

@@ -61,7 +61,7 @@ enum pw_mode {
  * @window_ns:	the window its history gives (PW_FIXED: the fixed one)
  * @target_ns:	its latency target
  * @hist:	decayed counts of idle gaps, 16 per gap, by log2 of the
- *		gap in microseconds
+ *		gap in microseconds (ctl reads them: relaxed atomic stores)
  * @weight:	sum of @hist
  * @seen:	gaps since the window was last chosen
  * @mode:	enum pw_mode
@@ -147,6 +147,8 @@ struct pw_contend {
  *			creates a thread).
  * pw_stall_read()	the CPU pressure file's "some" total, us, or -1.
  * pw_mode_name()	enum pw_mode as ctl shows it.
+ * pw_hist_pm()		the gap histogram as per mille of its weight, for
+ *			ctl (any thread; a racy but untorn copy).
  */
 void pw_init(uint32_t wake_ns, int fixed_us, int stall_fd);
 uint32_t pw_wake_ns(void);
@@ -161,5 +163,6 @@ bool pw_backoff(const struct pw_contend *c, uint64_t now);
 uint32_t pw_calibrate(unsigned int rounds);
 int64_t pw_stall_read(int fd);
 const char *pw_mode_name(unsigned int mode);
+void pw_hist_pm(const struct pw_queue *q, uint16_t pm[PW_BUCKETS]);
 
 #endif /* VHOSTD_POLLWIN_H */

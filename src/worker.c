@@ -868,6 +868,7 @@ unsigned int worker_src_list(const struct port *p,
 		o->hits = __atomic_load_n(&pq->hits, __ATOMIC_RELAXED);
 		o->armed = __atomic_load_n(&pq->armed_at, __ATOMIC_RELAXED) != 0;
 		o->busy_x16 = __atomic_load_n(&pq->busy_avg, __ATOMIC_RELAXED);
+		pw_hist_pm(pq, o->gaps_pm);
 		n++;
 	}
 	return n;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pollwin.h"
 #include "port/port.h"
 
 #define WORKERS_MAX	16
@@ -64,6 +65,8 @@ struct worker_info {
  * @hits:	dry spells a poll ended (work found, no kick needed)
  * @armed:	armed now
  * @busy_x16:	frames per busy period, decayed average, x16
+ * @gaps_pm:	its idle gaps by log2 of microseconds, per mille
+ *		(pw_hist_pm())
  */
 struct worker_src_info {
 	uint32_t q;
@@ -78,6 +81,7 @@ struct worker_src_info {
 	uint64_t hits;
 	bool armed;
 	uint32_t busy_x16;
+	uint16_t gaps_pm[PW_BUCKETS];
 };
 
 /*

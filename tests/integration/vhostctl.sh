@@ -24,7 +24,9 @@
 #   vctl-show        "show vu1" with B connected: features by name, rings
 #                    started with their sizes and indexes, the worker of
 #                    the TX ring, memory regions by guest address, B's
-#                    MAC; --json: the same, and no key naming a host
+#                    MAC, the TX source's polling row with its gap
+#                    bounds; --json: the same, the gap histogram adding
+#                    up to 1000 per mille, and no key naming a host
 #                    address (uva, hva, mmap)
 #   vctl-show-idle   "show vu2" (no front end): not connected, no memory,
 #                    rings off
@@ -220,8 +222,8 @@ if wanted vctl-show; then
 		  '^    0 +0 +rx +256 +split +started +[0-9]+ +[0-9]+ +fd +fd +any +[0-9]+$' \
 		  '^    1 +0 +tx +256 +split +started +[0-9]+ +[0-9]+ +fd +fd +w0 +0$' \
 		  '^  polling +per source queue' \
-		  '^    SOURCE +WORKER +MODE +WINDOW_US +POLLED_S +SLEPT_S +SLEEPS +WAKEUPS +HITS$' \
-		  '^ +1 +w0 +(learn|poll|sleep|bulk|backoff)(, armed)? +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+$' \
+		  '^    SOURCE +WORKER +MODE +WINDOW_US +POLLED_S +SLEPT_S +SLEEPS +WAKEUPS +HITS +GAP50 +GAP90$' \
+		  '^ +1 +w0 +(learn|poll|sleep|bulk|backoff)(, armed)? +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +[<>][0-9]+(us|ms) +[<>][0-9]+(us|ms)$' \
 		  "^    $MAC_B +[0-9]+s +learned$"; do
 		grep -qE -- "$re" "$TMP/show" || fail "show vu1: no line /$re/"
 	done
@@ -235,7 +237,9 @@ if wanted vctl-show; then
 		(.sources | map({q, worker}) == [{"q": 1, "worker": 0}]) and
 		(.sources[0].poll | (.mode | test("^(learn|poll|sleep|bulk|backoff)$")) and
 		 .target_ns == 0 and .hits + .sleeps > 0 and
-		 .hits + .sleeps >= .wakeups) and
+		 .hits + .sleeps >= .wakeups and
+		 (.gaps_pm | length == 20 and all(. >= 0 and . <= 1000) and
+		  add > 980 and add <= 1000)) and
 		(.addresses | map(.mac) == [$mac]) and .vhost.last_error == null' \
 		"$TMP/o" >/dev/null || fail "show --json: $(head -c 300 "$TMP/o")"
 	# Host addresses are never shown: no key names one.

@@ -78,6 +78,37 @@ static void test_mixed_cap(void **state)
 	assert_int_equal(q.mode, PW_SLEEP);
 }
 
+/* The histogram ctl shows: per mille by bucket, adding up, 0 when empty. */
+static void test_hist_pm(void **state)
+{
+	uint16_t pm[PW_BUCKETS];
+	struct pw_queue q;
+	unsigned int i, sum = 0;
+
+	(void)state;
+	pw_init(50 * US, -1, -1);
+	pw_queue_init(&q, 0);
+	pw_hist_pm(&q, pm);
+	for (i = 0; i < PW_BUCKETS; i++)
+		assert_int_equal(pm[i], 0);
+	/* 3 in 4 gaps of 500 ns (bucket 0), 1 in 4 of 100 us (64-127 us:
+	 * bucket 7), then past the decay (weight over PW_WEIGHT_MAX).
+	 */
+	for (i = 0; i < 1000; i++)
+		pw_gap(&q, i % 4 ? 500 : 100 * US);
+	pw_hist_pm(&q, pm);
+	for (i = 0; i < PW_BUCKETS; i++)
+		sum += pm[i];
+	assert_in_range(pm[0], 740, 760);
+	assert_in_range(pm[7], 240, 260);
+	assert_in_range(sum, 990, 1000);
+	/* Longer than the last bound: the last bucket. */
+	pw_queue_init(&q, 0);
+	pw_gap(&q, 3600ull * 1000 * MS);
+	pw_hist_pm(&q, pm);
+	assert_int_equal(pm[PW_BUCKETS - 1], 1000);
+}
+
 static void test_target(void **state)
 {
 	struct pw_queue q;
@@ -335,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_learn_then_poll),
 		cmocka_unit_test(test_long_gaps_sleep),
 		cmocka_unit_test(test_mixed_cap),
+		cmocka_unit_test(test_hist_pm),
 		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_bulk),
 		cmocka_unit_test(test_fixed),
