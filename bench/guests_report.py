@@ -17,6 +17,7 @@ are a tie.  A single rep has no spread: it counts as +-tol/2 of its value
 (--tol, default 10 %), so two single reps within ~10 % tie.
 """
 import base64
+import fnmatch
 import json
 import os
 import re
@@ -69,8 +70,15 @@ def test_kind(test):
     return "flood" if k == "floodl" else k
 
 
-def expected(cfg, rr_sizes):
-    """The (test, kind) list configuration cfg must produce."""
+def expected(cfg, rr_sizes, only=""):
+    """The tests configuration cfg must produce; only: bench/guests --tests
+    (glob patterns, empty: every test)."""
+    pats = (only or "").split()
+    return [t for t in expected_all(cfg, rr_sizes)
+            if not pats or any(fnmatch.fnmatchcase(t, p) for p in pats)]
+
+
+def expected_all(cfg, rr_sizes):
     rr = lambda where: ["rr_%s_%s" % (where, s) for s in rr_sizes]
     if cfg == "native":
         t = ["ping_ns", "flood_ns", "floodl_ns"] + rr("ns")
@@ -199,6 +207,51 @@ def sig_delta(base):
     return f
 
 
+def read_sources(path):
+    """{port: [poll object per source queue]} from a src_snap file (vhostctl
+    show --json of each vhostd port as a sample left it), {} without one."""
+    out = {}
+    try:
+        with open(path) as fh:
+            for line in fh:
+                try:
+                    o = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(o, dict) and "port" in o:
+                    out[o["port"]] = o.get("sources") or []
+    except OSError:
+        pass
+    return out
+
+
+def gap_bound(pm, pct):
+    """The bucket bound under which pct % of the gaps fall, as text ("<64us",
+    "<2ms", ">262ms" for the last bucket), "-" with no gaps: as vhostctl
+    show's GAP50 and GAP90."""
+    cum = 0
+    for k, v in enumerate(pm or []):
+        cum += v
+        if cum and cum >= pct * 10:
+            us = 1 << k
+            if k == len(pm) - 1:
+                return ">%dus" % (us // 2)
+            return "<%dms" % (us // 1000) if us >= 2000 else "<%dus" % us
+    return "-"
+
+
+def sources_txt(srcs):
+    """One cell: each port's source queues as 'port: mode window, GAP50/GAP90'."""
+    parts = []
+    for port in sorted(srcs):
+        for q in srcs[port]:
+            w = q.get("window_ns", 0)
+            parts.append("%s: %s%s, %s/%s" % (
+                port, q.get("mode", "?"), " %dus" % (w // 1000) if w else "",
+                gap_bound(q.get("gaps_pm"), 50), gap_bound(q.get("gaps_pm"), 90)))
+    return "; ".join(parts) or "-"
+
+
 def cpu_delta(base, hz):
     """CPU seconds per role and per role/thread during one sample."""
     roles = {}
@@ -271,6 +324,7 @@ def build_run(d):
                 "wall_s": float(t2) - float(t1), "figures": fig,
                 "cpu_s": per_role, "cpu_threads_s": per_thread,
                 "cpu_s_total": cpu, "raw": "raw/" + ref + ".out",
+                "sources": read_sources(base + ".src"),
                 "tail": "" if rc == "0" and fig else text[-400:],
             })
     for cfg in meta.get("configs", "").split():
@@ -279,7 +333,7 @@ def build_run(d):
             nics[cfg] = dict(l.rstrip("\n").partition("=")[::2] for l in open(path) if "=" in l)
     run = {"format": "vhostd-bench-guests/1", "meta": meta, "options": {
         k: meta.get(k) for k in ("quick", "reps", "t_tcp", "t_rr", "ping_n", "ping_i",
-                                 "flood_n", "rr_sizes", "configs")},
+                                 "flood_n", "rr_sizes", "configs", "tests")},
            "skipped": skipped, "nics": nics, "samples": samples}
     run["summary"] = summarise(samples)
     return run
@@ -340,7 +394,7 @@ def check(run):
             problems.append("%s: skipped: %s" % (cfg, why))
             continue
         reps = int(run["options"].get("reps") or 1)
-        for test in expected(cfg, sizes):
+        for test in expected(cfg, sizes, run["options"].get("tests")):
             kind = test_kind(test)
             cell = run["summary"].get(cfg, {}).get(test, {})
             got = [s for s in run["samples"] if s["config"] == cfg and s["test"] == test]
@@ -462,15 +516,21 @@ def signal_section(run, cfgs):
     delay, per mille of wall time; its lost polling time per mille of its
     polling time; its polling seconds; backoffs (the default only)."""
     vcfgs = [c for c in cfgs if c.startswith("vhostd")]
+    # The sources column only where the run snapshot them (src_snap).
+    has_src = any(s.get("sources") for s in run["samples"])
     rows = []
     for cfg in vcfgs:
         for test, figs in sorted(run["summary"].get(cfg, {}).items()):
             if "sig_psi_pm" not in figs and "sig_lost_pm" not in figs:
                 continue
             m = lambda k: fmt(figs[k]["median"]) if k in figs else "-"
-            rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            last = [s for s in run["samples"] if s["config"] == cfg and s["test"] == test
+                    and s.get("sources")]
+            rows.append("| %s | %s | %s | %s | %s | %s | %s |%s" % (
                 cfg, test, m("sig_psi_pm"), m("sig_rundelay_pm"), m("sig_lost_pm"),
-                m("sig_poll_s"), m("sig_backoffs")))
+                m("sig_poll_s"), m("sig_backoffs"),
+                (" %s |" % (sources_txt(last[-1]["sources"]) if last else "-"))
+                if has_src else ""))
     if not rows:
         return []
     return ["## Contention signals (vhostd's worker 0)", "",
@@ -479,9 +539,13 @@ def signal_section(run, cfgs):
             "but not running (schedstat) per mille of wall time; lost: its polling "
             "time in which it did not run, per mille of its polling time (the "
             "signal --poll-us auto backs off on, at 50); polled: its seconds of "
-            "polling dry queues; backoffs: how often auto turned polling off.", "",
-            "| config | test | PSI some per mille | run delay per mille | lost per mille of polling | polled s | backoffs |",
-            "|---|---|---|---|---|---|---|"] + rows + [""]
+            "polling dry queues; backoffs: how often auto turned polling off" +
+            ("; sources: each port's source queues as the test's last rep left them "
+             "(vhostctl show): mode, window, and the bounds under which half and nine "
+             "tenths of its idle gaps fell." if has_src else "."), "",
+            "| config | test | PSI some per mille | run delay per mille | lost per mille of "
+            "polling | polled s | backoffs |" + (" sources at the end |" if has_src else ""),
+            "|---|---|---|---|---|---|---|" + ("---|" if has_src else "")] + rows + [""]
 
 
 def poll_section(run, cfgs, sizes):
@@ -929,7 +993,8 @@ def cmd_check(path):
     cfgs = (run["options"].get("configs") or "").split()
     for p in problems:
         print("MISSING " + p)
-    n = sum(len(expected(c, (run["options"].get("rr_sizes") or "").split()))
+    n = sum(len(expected(c, (run["options"].get("rr_sizes") or "").split(),
+                         run["options"].get("tests")))
             for c in cfgs if c not in run["skipped"])
     if problems:
         print("FAIL bench-guests-check: %d problem(s), %d tests expected" % (len(problems), n))
@@ -1052,6 +1117,9 @@ def cmd_selftest():
     assert row("TCP RR 256 B host", two)[3:6] == ["vhostd --poll-us 0", "0.947", "within spread"]
     assert poll_section(run, ["vhostd"], ["256"]) == []
     assert poll_section(run, ["vhostd-poll0", "vhostd-poll50"], ["256"]) == []
+    assert expected("vhostd", ["64", "256"], "rr_g2g_* ping_h2g") == [
+        "ping_h2g", "rr_g2g_64", "rr_g2g_256"]
+    assert expected("e1000", ["64"], "rr_g2g_*") == []
     # The -nooff twins: TCP only; the checker reads their offloads off.
     assert expected("e1000-nooff", ["256"]) == ["tcp_h2g_1", "tcp_g2h_1", "tcp_h2g_4",
                                                 "tcp_g2h_4", "tcp_bidir_h"]
@@ -1081,6 +1149,15 @@ def cmd_selftest():
                                  and l.count("|") == 3).split("|")[1:-1]]
     assert r == ["TCP guest -> guest, 1 stream", "1.1 (tie)"], r
     assert offload_section(run, ["vhostd"]) == []
+    pm = [0] * 20
+    pm[0], pm[7], pm[9] = 500, 300, 200
+    assert (gap_bound(pm, 50), gap_bound(pm, 90), gap_bound([0] * 20, 50)) == \
+        ("<1us", "<512us", "-"), pm
+    pm = [0] * 19 + [1000]
+    assert gap_bound(pm, 50) == ">262144us" and gap_bound([0] * 11 + [1000] + [0] * 8, 50) == "<2ms"
+    assert sources_txt({"vm1": [{"mode": "poll", "window_ns": 64000, "gaps_pm": [1000] + [0] * 19},
+                                {"mode": "sleep", "window_ns": 0}]}) == \
+        "vm1: poll 64us, <1us/<1us; vm1: sleep, -/-"
     print("PASS bench-guests-selftest: parsers, tie rule, expected-figures table, "
           "polling section, offloads section and check")
     return 0
