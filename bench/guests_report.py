@@ -227,16 +227,16 @@ def read_sources(path):
 
 def gap_bound(pm, pct):
     """The bucket bound under which pct % of the gaps fall, as text ("<64us",
-    "<2ms", ">262ms" for the last bucket), "-" with no gaps: as vhostctl
+    "<2ms"; ">262ms": the last bucket, past every bound), "-" with no gaps: as vhostctl
     show's GAP50 and GAP90."""
     cum = 0
     for k, v in enumerate(pm or []):
         cum += v
         if cum and cum >= pct * 10:
-            us = 1 << k
-            if k == len(pm) - 1:
-                return ">%dus" % (us // 2)
-            return "<%dms" % (us // 1000) if us >= 2000 else "<%dus" % us
+            us, op = 1 << k, "<"
+            if k == len(pm) - 1:	# everything longer than the last bound
+                us, op = us // 2, ">"
+            return "%s%dms" % (op, us // 1000) if us >= 2000 else "%s%dus" % (op, us)
     return "-"
 
 
@@ -1154,7 +1154,7 @@ def cmd_selftest():
     assert (gap_bound(pm, 50), gap_bound(pm, 90), gap_bound([0] * 20, 50)) == \
         ("<1us", "<512us", "-"), pm
     pm = [0] * 19 + [1000]
-    assert gap_bound(pm, 50) == ">262144us" and gap_bound([0] * 11 + [1000] + [0] * 8, 50) == "<2ms"
+    assert gap_bound(pm, 50) == ">262ms" and gap_bound([0] * 11 + [1000] + [0] * 8, 50) == "<2ms"
     assert sources_txt({"vm1": [{"mode": "poll", "window_ns": 64000, "gaps_pm": [1000] + [0] * 19},
                                 {"mode": "sleep", "window_ns": 0}]}) == \
         "vm1: poll 64us, <1us/<1us; vm1: sleep, -/-"

@@ -256,7 +256,8 @@ static const char *show_limit(const struct vj *j, const struct vj_node *l,
  * @j:		reply
  * @o:		the source's "poll" object
  * @pct:	percentile
- * @buf:	out: "<64us", "<2ms", ">262ms" (the last bucket), "-" (none)
+ * @buf:	out: "<64us", "<2ms", ">262ms" (the last bucket: past every
+ *		bound), "-" (none)
  * @len:	its size
  *
  * Return: @buf
@@ -272,12 +273,18 @@ static const char *gap_pct(const struct vj *j, const struct vj_node *o,
 	for (; b; b = vj_next(j, b), k++, us *= 2) {
 		cum += vj_u64(j, b);
 		if (cum && cum >= pct * 10u) {
-			if (!vj_next(j, b))
-				snprintf(buf, len, ">%lluus", (unsigned long long)us / 2);
-			else if (us >= 2000)
-				snprintf(buf, len, "<%llums", (unsigned long long)us / 1000);
+			char op = '<';
+
+			if (!vj_next(j, b)) {	/* past every bound */
+				op = '>';
+				us /= 2;
+			}
+			if (us >= 2000)
+				snprintf(buf, len, "%c%llums", op,
+					 (unsigned long long)us / 1000);
 			else
-				snprintf(buf, len, "<%lluus", (unsigned long long)us);
+				snprintf(buf, len, "%c%lluus", op,
+					 (unsigned long long)us);
 			break;
 		}
 	}
