@@ -35,6 +35,7 @@ POLL_TESTS = ["ping_h2g", "ping_g2g", "tcp_g2g_1", "tcp_g2g_4"]
 # The -nooff twins run the TCP tests only (bench/guests' NOOFF_TESTS), with
 # the guest NIC's checksum and segmentation offloads off.
 NOOFF_CONFIGS = ["e1000-nooff", "rtl8139-nooff", "virtio-tap-nooff", "vhostd-nooff"]
+NOOFF_VIRTIO = ["virtio-tap-nooff", "vhostd-nooff"]	# two virtio-net guests each
 NOOFF_OFF = ("tx-checksumming", "tcp-segmentation-offload")	# must read "off"
 NOOFF_FEATURES = ("CSUM", "GUEST_CSUM", "HOST_TSO4", "HOST_TSO6", "GUEST_TSO4",
                   "GUEST_TSO6")	# must be absent (virtio-net)
@@ -90,8 +91,7 @@ def expected_all(cfg, rr_sizes):
         t = POLL_TESTS + rr("h2g") + rr("g2g")
     elif cfg in NOOFF_CONFIGS:
         tcp = lambda l: [x for x in l if x.startswith("tcp_")]
-        t = tcp(HOST_TESTS) + (tcp(G2G_TESTS) if cfg in ("virtio-tap-nooff", "vhostd-nooff")
-                               else [])
+        t = tcp(HOST_TESTS) + (tcp(G2G_TESTS) if cfg in NOOFF_VIRTIO else [])
     else:
         t = []
     return t
@@ -433,7 +433,7 @@ def nooff_problems(cfg, nic):
             if not m or m[1] != "off":
                 out.append("%s: %s: %s is %s, not off" % (cfg, k[10:], name,
                                                            m[1] if m else "not reported"))
-    if cfg in ("virtio-tap-nooff", "vhostd-nooff"):
+    if cfg in NOOFF_VIRTIO:
         feats = (nic.get("features") or "").split()
         if not feats:
             out.append("%s: no negotiated features recorded" % cfg)
