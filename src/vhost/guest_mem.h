@@ -97,6 +97,57 @@ uint64_t guest_mem_gpa_end(const struct guest_mem *m);
 size_t guest_mem_page(int fd, const struct stat *st);
 
 /**
+ * struct guest_mem_span - one region's bounds, copied for a run of lookups
+ * @gpa:	guest physical address of its first byte
+ * @size:	its length; 0 for no region (every lookup misses)
+ * @hva:	our pointer to its first byte
+ */
+struct guest_mem_span {
+	uint64_t gpa;
+	uint64_t size;
+	uint8_t *hva;
+};
+
+/**
+ * guest_mem_span_of() - the bounds of region @hint, or an empty span
+ * @m:		table
+ * @hint:	a region index (any value: one past the table's end gives
+ *		the empty span)
+ * @s:		filled in
+ */
+static inline void guest_mem_span_of(const struct guest_mem *m,
+				     unsigned int hint,
+				     struct guest_mem_span *s)
+{
+	if (hint < m->nregions) {
+		s->gpa = m->r[hint].gpa;
+		s->size = m->r[hint].size;
+		s->hva = m->r[hint].hva;
+	} else {
+		*s = (struct guest_mem_span){ 0 };
+	}
+}
+
+/**
+ * guest_mem_span_ptr() - our pointer to [@gpa, @gpa + @len), if wholly
+ *			  inside @s
+ * @s:		span
+ * @gpa:	first byte
+ * @len:	length, not 0
+ *
+ * Return: the pointer, or NULL if any byte lies outside @s
+ */
+static inline void *guest_mem_span_ptr(const struct guest_mem_span *s,
+				       uint64_t gpa, uint64_t len)
+{
+	uint64_t off = gpa - s->gpa;	/* huge if below: no match */
+
+	if (off < s->size && len <= s->size - off)
+		return s->hva + off;
+	return NULL;
+}
+
+/**
  * guest_mem_iov_hint() - guest_mem_iov(), trying region @hint first
  * @m:		table
  * @hint:	a region index remembered by the caller (any value: one
@@ -119,12 +170,14 @@ static inline int guest_mem_iov_hint(const struct guest_mem *m,
 				     uint64_t len, struct iovec *iov,
 				     unsigned int max)
 {
-	if (*hint < m->nregions && len && max) {
-		const struct guest_mem_region *r = &m->r[*hint];
-		uint64_t off = gpa - r->gpa;	/* huge if below: no match */
+	if (len && max) {
+		struct guest_mem_span s;
+		void *p;
 
-		if (off < r->size && len <= r->size - off) {
-			iov->iov_base = r->hva + off;
+		guest_mem_span_of(m, *hint, &s);
+		p = guest_mem_span_ptr(&s, gpa, len);
+		if (p) {
+			iov->iov_base = p;
 			iov->iov_len = (size_t)len;
 			return 1;
 		}

@@ -393,6 +393,52 @@ enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem)
 }
 
 /**
+ * virtq_pop_burst() - take up to @n chains, as @n virtq_pop() calls would
+ * @vq:		queue
+ * @elems:	where the i-th chain goes
+ * @n:		most chains wanted
+ * @last:	out: the result of the last chain looked at (OK if @n were
+ *		taken)
+ *
+ * Stops after the first chain that is not OK: a DROP is taken (it is
+ * the last of the chains counted, to push back empty), EMPTY and BROKEN
+ * are not.  Split rings have the descriptors of the chains available
+ * asked for first (virtq_prefetch()), so that their misses overlap;
+ * packed rings take their one-descriptor chains without a call each
+ * (virtq_packed_pop_burst()).
+ *
+ * Return: chains taken
+ */
+unsigned int virtq_pop_burst(struct virtq *vq, struct virtq_elem *const *elems,
+			     unsigned int n, enum virtq_pop_result *last)
+{
+	enum virtq_pop_result r = VIRTQ_POP_OK;
+	unsigned int i;
+
+	if (vq->packed && virtq_ready(vq))
+		return virtq_packed_pop_burst(vq, elems, n, last);
+	/* Split: the avail entries first, and every chain's head asked
+	 * for, so that the descriptors' misses overlap.
+	 */
+	n = virtq_prefetch(vq, n);
+	if (!n) {
+		*last = vq->broken ? VIRTQ_POP_BROKEN : VIRTQ_POP_EMPTY;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		r = virtq_pop(vq, elems[i]);
+		if (r == VIRTQ_POP_EMPTY || r == VIRTQ_POP_BROKEN)
+			break;
+		if (r == VIRTQ_POP_DROP) {
+			i++;
+			break;
+		}
+	}
+	*last = r;
+	return i;
+}
+
+/**
  * virtq_unpop() - give back the last @n popped, not yet pushed, chains
  * @vq:		queue
  * @n:		chains
@@ -429,6 +475,35 @@ void virtq_push(struct virtq *vq, uint16_t head, uint32_t len)
 	WRITE_ONCE(e->id, head);
 	WRITE_ONCE(e->len, len);
 	vq->pending_used++;
+}
+
+/**
+ * virtq_push_burst() - virtq_push() for @n chains, in pop order
+ * @vq:		queue
+ * @ids:	head indexes (split) or buffer IDs (packed)
+ * @lens:	bytes written into each chain, or NULL for none into any
+ * @n:		chains
+ */
+void virtq_push_burst(struct virtq *vq, const uint16_t *ids,
+		      const uint32_t *lens, unsigned int n)
+{
+	unsigned int i;
+
+	if (!virtq_ready(vq))
+		return;
+	if (unlikely(vq->packed)) {
+		virtq_packed_push_burst(vq, ids, lens, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct vring_used_elem *e = &vq->used->ring[
+			(uint16_t)(vq->used_idx + vq->pending_used) &
+			(vq->num - 1)];
+
+		WRITE_ONCE(e->id, ids[i]);
+		WRITE_ONCE(e->len, lens ? lens[i] : 0);
+		vq->pending_used++;
+	}
 }
 
 /**

@@ -231,8 +231,11 @@ struct virtq {
  *			returns how many there are, up to @n.
  * virtq_pop()		next chain, following NEXT and (if negotiated)
  *			INDIRECT, every segment through guest_mem_iov().
+ * virtq_pop_burst()	up to @n virtq_pop()s, stopping after the first
+ *			that is not OK (a DROP is taken, the last).
  * virtq_unpop()		give back the last @n popped chains (not yet pushed).
  * virtq_push()		write one used element after the pending ones.
+ * virtq_push_burst()	virtq_push() for @n chains (@lens NULL: all 0).
  * virtq_flush()		publish pending elements: wmb, then used->idx.
  * virtq_should_notify()	after a flush: whether the guest wants a call
  *			(NO_INTERRUPT flag, or used_event with event idx).
@@ -264,8 +267,12 @@ bool virtq_ready(const struct virtq *vq);
 unsigned int virtq_avail_count(struct virtq *vq);
 unsigned int virtq_prefetch(struct virtq *vq, unsigned int n);
 enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem);
+unsigned int virtq_pop_burst(struct virtq *vq, struct virtq_elem *const *elems,
+			     unsigned int n, enum virtq_pop_result *last);
 void virtq_unpop(struct virtq *vq, unsigned int n);
 void virtq_push(struct virtq *vq, uint16_t head, uint32_t len);
+void virtq_push_burst(struct virtq *vq, const uint16_t *ids,
+		      const uint32_t *lens, unsigned int n);
 void virtq_flush(struct virtq *vq);
 bool virtq_should_notify(struct virtq *vq);
 bool virtq_notify(struct virtq *vq);

@@ -96,8 +96,14 @@ unsigned int virtq_packed_prefetch(struct virtq *vq, unsigned int n);
 void virtq_packed_prefetch_used(struct virtq *vq, unsigned int n);
 enum virtq_pop_result virtq_packed_pop(struct virtq *vq,
 				       struct virtq_elem *elem);
+unsigned int virtq_packed_pop_burst(struct virtq *vq,
+				    struct virtq_elem *const *elems,
+				    unsigned int n,
+				    enum virtq_pop_result *last);
 void virtq_packed_unpop(struct virtq *vq, unsigned int n);
 void virtq_packed_push(struct virtq *vq, uint16_t id, uint32_t len);
+void virtq_packed_push_burst(struct virtq *vq, const uint16_t *ids,
+			     const uint32_t *lens, unsigned int n);
 void virtq_packed_flush(struct virtq *vq);
 bool virtq_packed_should_notify(struct virtq *vq);
 bool virtq_packed_enable_notify(struct virtq *vq);

@@ -472,6 +472,131 @@ enum virtq_pop_result virtq_packed_pop(struct virtq *vq,
 }
 
 /**
+ * virtq_packed_pop_burst() - take up to @n chains, as many
+ *			      virtq_packed_pop() calls would
+ * @vq:		queue, ready
+ * @elems:	where the i-th chain goes
+ * @n:		most chains wanted
+ * @last:	out: the result of the last chain looked at (OK if @n were
+ *		taken)
+ *
+ * A chain of one direct descriptor, what every driver posts for frames
+ * without offloads and for all of its RX buffers, is read here with no
+ * call and no walk state: its flags, then (after the read barrier) its
+ * buffer, which must lie wholly in the region the ring's last one did
+ * (one segment, as virtq_add_seg() would make it), and the bookkeeping
+ * (in-flight counts, seen chains, the pop counter) is done once for the
+ * run.  Any other chain, an empty or a misplaced buffer included, goes
+ * to virtq_packed_pop(), which applies every rule.  Nothing is read ahead: where the run ends the
+ * next flags say so, and a packed ring has no index to count with.
+ *
+ * Return: chains taken, OK or (the last one) DROP; stops after the first
+ *	   chain that is not OK, or at an empty slot or a broken ring
+ *	   (@last says which)
+ */
+unsigned int virtq_packed_pop_burst(struct virtq *vq,
+				    struct virtq_elem *const *elems,
+				    unsigned int n,
+				    enum virtq_pop_result *last)
+{
+	enum virtq_pop_result r = VIRTQ_POP_OK;
+	unsigned int i = 0;
+
+	while (i < n) {
+		unsigned int room = MIN(n - i, (unsigned int)
+					(VIRTQ_PACKED_INFLIGHT -
+					 vq->inflight_num));
+		unsigned int at = vq->inflight_first + vq->inflight_num;
+		/* Locals: the stores into @elems could alias @vq's fields,
+		 * and would have them read again each time round.
+		 */
+		const struct vring_packed_desc *ring = vq->pdesc;
+		struct virtq_elem *const *ep = elems + i;
+		uint16_t *inflight = vq->inflight;
+		const uint16_t num = vq->num;
+		uint16_t idx = vq->last_avail_idx;
+		bool wrap = vq->avail_wrap;
+		uint16_t want = wrap ? PACKED_F_AVAIL : PACKED_F_USED;
+		struct guest_mem_span span;
+		unsigned int k;
+
+		/* The region the ring's last buffer lay in: a buffer wholly
+		 * inside it is one segment, what virtq_add_seg() makes of
+		 * it through the same hint.
+		 */
+		guest_mem_span_of(vq->mem, vq->mem_hint, &span);
+		for (k = 0; k < room; k++) {
+			const struct vring_packed_desc *d = &ring[idx];
+			uint16_t flags = READ_ONCE(d->flags);
+			struct virtq_elem *e = ep[k];
+			uint32_t len;
+			void *buf;
+
+			/* virtq_packed_is_avail(), with the wrap counter's
+			 * pattern worked out once per lap
+			 */
+			if ((flags & (PACKED_F_AVAIL | PACKED_F_USED)) != want ||
+			    (flags & (VRING_DESC_F_NEXT |
+				      VRING_DESC_F_INDIRECT)))
+				break;
+			/* As in virtq_packed_pop(): flags first. */
+			smp_rmb();
+			len = READ_ONCE(d->len);
+			buf = len ? guest_mem_span_ptr(&span,
+						       READ_ONCE(d->addr), len)
+				  : NULL;
+			if (!buf)
+				break;	/* virtq_packed_pop() says what */
+			e->head = READ_ONCE(d->id);
+			e->ndesc = 1;
+			e->iov[0].iov_base = buf;
+			e->iov[0].iov_len = len;
+			if (flags & VRING_DESC_F_WRITE) {
+				e->out_num = 0;
+				e->in_num = 1;
+				e->out_len = 0;
+				e->in_len = len;
+			} else {
+				e->out_num = 1;
+				e->in_num = 0;
+				e->out_len = len;
+				e->in_len = 0;
+			}
+			inflight[(at + k) % VIRTQ_PACKED_INFLIGHT] = 1;
+			if (++idx >= num) {
+				idx = 0;
+				wrap = !wrap;
+				want = wrap ? PACKED_F_AVAIL : PACKED_F_USED;
+			}
+		}
+		vq->last_avail_idx = idx;
+		vq->avail_wrap = wrap;
+		vq->inflight_num = (uint16_t)(vq->inflight_num + k);
+		vq->stat_pops += k;
+		/* As k pops of one descriptor each would leave it. */
+		if (vq->seen_chains > k && vq->seen_desc > k) {
+			vq->seen_chains = (uint16_t)(vq->seen_chains - k);
+			vq->seen_desc = (uint16_t)(vq->seen_desc - k);
+		} else {
+			vq->seen_chains = 0;
+			vq->seen_desc = 0;
+		}
+		i += k;
+		if (i == n)
+			break;
+		/* Another shape, a bad buffer, the end, or a full table. */
+		r = virtq_packed_pop(vq, elems[i]);
+		if (r == VIRTQ_POP_EMPTY || r == VIRTQ_POP_BROKEN)
+			break;
+		i++;
+		if (r == VIRTQ_POP_DROP)
+			break;
+	}
+	*last = r;
+	return i;
+}
+
+/**
  * virtq_packed_unpop() - give back the last @n popped, not yet pushed,
  *			  chains
  * @vq:		queue
@@ -513,7 +638,8 @@ void virtq_packed_unpop(struct virtq *vq, unsigned int n)
  * up to it as used (virtio 1.1, 2.7.10).  Buffers with a length each get
  * their own, since a batch carries only the last one's.
  */
-void virtq_packed_push(struct virtq *vq, uint16_t id, uint32_t len)
+static inline void virtq_packed_push_one(struct virtq *vq, uint16_t id,
+					 uint32_t len)
 {
 	struct vring_packed_desc *d;
 	uint16_t flags, k;
@@ -549,6 +675,146 @@ void virtq_packed_push(struct virtq *vq, uint16_t id, uint32_t len)
 		vq->first_flags = flags;
 	vq->pending_used++;
 	virtq_packed_step(vq, &vq->push_idx, &vq->push_wrap, k);
+}
+
+/**
+ * virtq_packed_push_batch() - @n in-order chains, nothing written into
+ *			       any, as one used descriptor
+ * @vq:		queue, ready, IN_ORDER
+ * @id:		buffer ID of the last of them
+ * @n:		chains, in flight, not 0
+ *
+ * What @n virtq_packed_push_one() calls with length 0 leave behind: the
+ * pending batch (or a new one) names the last buffer, and the used
+ * position moves past every chain's descriptors.
+ */
+static void virtq_packed_push_batch(struct virtq *vq, uint16_t id,
+				    unsigned int n)
+{
+	unsigned int k = 0;
+
+	n = MIN(n, (unsigned int)vq->inflight_num);
+	if (!n)
+		return;		/* our own bug: see virtq_packed_push_one() */
+	if (!vq->batch_open) {
+		/* The first opens the batch where it lands; the rest join. */
+		virtq_packed_push_one(vq, id, 0);
+		n--;
+	} else {
+		WRITE_ONCE(vq->pdesc[vq->batch_pos].id, id);
+	}
+	while (n--) {
+		k += vq->inflight[vq->inflight_first];
+		vq->inflight_first = (uint16_t)((vq->inflight_first + 1) %
+						VIRTQ_PACKED_INFLIGHT);
+		vq->inflight_num--;
+		vq->pending_used++;
+	}
+	/* k <= num: at most VIRTQ_PACKED_INFLIGHT chains were in flight,
+	 * and their descriptors all fit in the ring at once.
+	 */
+	virtq_packed_step(vq, &vq->push_idx, &vq->push_wrap, k);
+}
+
+void virtq_packed_push(struct virtq *vq, uint16_t id, uint32_t len)
+{
+	virtq_packed_push_one(vq, id, len);
+}
+
+/**
+ * virtq_packed_push_written() - virtq_packed_push_one() for chains with
+ *				 bytes written into them, no batch open
+ * @vq:		queue, ready, no in-order batch open
+ * @ids:	buffer IDs, in pop order
+ * @lens:	bytes written into each
+ * @n:		chains
+ *
+ * Each gets a used descriptor of its own (WRITE set: its length counts),
+ * written as virtq_packed_push_one() would, with the ring's state in
+ * locals for the run.
+ *
+ * Return: chains pushed: up to the first of length 0, or the in-flight
+ *	   table's end
+ */
+static unsigned int virtq_packed_push_written(struct virtq *vq,
+					      const uint16_t *ids,
+					      const uint32_t *lens,
+					      unsigned int n)
+{
+	struct vring_packed_desc *ring = vq->pdesc;
+	const uint16_t *inflight = vq->inflight;
+	const uint16_t num = vq->num;
+	unsigned int first = vq->inflight_first, i;
+	uint16_t pos = vq->push_idx, last = pos;
+	bool wrap = vq->push_wrap;
+	uint16_t flags = (wrap ? PACKED_F_AVAIL | PACKED_F_USED : 0) |
+			 VRING_DESC_F_WRITE;
+
+	n = MIN(n, (unsigned int)vq->inflight_num);
+	for (i = 0; i < n && lens[i]; i++) {
+		struct vring_packed_desc *d = &ring[pos];
+		unsigned int k = inflight[first];
+
+		first = (first + 1) % VIRTQ_PACKED_INFLIGHT;
+		WRITE_ONCE(d->id, ids[i]);
+		WRITE_ONCE(d->len, lens[i]);
+		/* The first pending one's flags publish the lot, last
+		 * (virtq_packed_flush()).
+		 */
+		if (vq->pending_used || i)
+			WRITE_ONCE(d->flags, flags);
+		else
+			vq->first_flags = flags;
+		last = pos;
+		pos = (uint16_t)(pos + k);
+		if (pos >= num) {
+			pos = (uint16_t)(pos - num);
+			wrap = !wrap;
+			flags ^= PACKED_F_AVAIL | PACKED_F_USED;
+		}
+	}
+	if (!i)
+		return 0;
+	vq->inflight_first = (uint16_t)first;
+	vq->inflight_num = (uint16_t)(vq->inflight_num - i);
+	vq->pending_used = (uint16_t)(vq->pending_used + i);
+	vq->push_idx = pos;
+	vq->push_wrap = wrap;
+	vq->batch_open = false;
+	vq->batch_pos = last;
+	return i;
+}
+
+/**
+ * virtq_packed_push_burst() - virtq_packed_push() for @n chains
+ * @vq:		queue, ready
+ * @ids:	buffer IDs, in pop order
+ * @lens:	bytes written into each, or NULL for none into any
+ * @n:		chains
+ */
+void virtq_packed_push_burst(struct virtq *vq, const uint16_t *ids,
+			     const uint32_t *lens, unsigned int n)
+{
+	unsigned int i;
+
+	if (!lens && vq->in_order && n) {
+		virtq_packed_push_batch(vq, ids[n - 1], n);
+		return;
+	}
+	if (!lens) {
+		for (i = 0; i < n; i++)
+			virtq_packed_push_one(vq, ids[i], 0);
+		return;
+	}
+	/* An open batch takes a buffer of length 0 or closes: one call. */
+	i = 0;
+	if (n && vq->batch_open) {
+		virtq_packed_push_one(vq, ids[0], lens[0]);
+		i = 1;
+	}
+	i += virtq_packed_push_written(vq, ids + i, lens + i, n - i);
+	for (; i < n; i++)
+		virtq_packed_push_one(vq, ids[i], lens[i]);
 }
 
 /**

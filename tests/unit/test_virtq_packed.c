@@ -669,6 +669,259 @@ static void test_in_order_batch(void **state)
 	assert_int_equal(id, 2);
 }
 
+/* ---- bursts against single calls ---------------------------------- */
+
+static unsigned int burst_min(unsigned int a, unsigned int b)
+{
+	return a < b ? a : b;
+}
+
+/**
+ * struct burst_run - what one run of burst_script() saw
+ * @hash:	FNV-1a over every pop's result and chains, every push's
+ *		arguments, and the ring after every flush
+ * @ring:	the descriptor ring and both event areas at the end
+ * @state:	the device's positions and counters at the end
+ */
+struct burst_run {
+	uint64_t hash;
+	uint8_t ring[DEV_OFF + sizeof(struct vring_packed_desc_event)];
+	uint32_t state[12];
+};
+
+static void burst_mix(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		*h = (*h ^ *b++) * 0x100000001b3ull;
+}
+
+static uint32_t burst_rand(uint64_t *r)
+{
+	*r = *r * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*r >> 33);
+}
+
+/**
+ * burst_add() - the driver makes one random chain available, if it fits
+ * @rng:	random state
+ * @id:		buffer ID to give it
+ * @room:	ring descriptors the driver has free
+ * @bad:	allow a buffer outside guest memory (breaks the ring)
+ *
+ * Return: ring descriptors it took, 0 if none fit
+ */
+static unsigned int burst_add(uint64_t *rng, uint16_t id, unsigned int room,
+			      bool bad)
+{
+	struct seg s[3];
+	unsigned int n = 1, kind = burst_rand(rng) % 16;
+	uint64_t off = BUF_OFF + 64 * (burst_rand(rng) % 256);
+	uint32_t len = 1 + burst_rand(rng) % 1500;
+
+	s[0] = (struct seg){ off, len, 0 };
+	switch (kind) {
+	case 0:		/* two readable */
+	case 1:		/* readable then writable */
+		s[1] = (struct seg){ off + 0x100, 60,
+				     kind ? VRING_DESC_F_WRITE : 0 };
+		n = 2;
+		break;
+	case 2:		/* writable then readable: DROP */
+		s[0].flags = VRING_DESC_F_WRITE;
+		s[1] = (struct seg){ off, 10, 0 };
+		n = 2;
+		break;
+	case 3:		/* an empty buffer */
+		s[0].len = 0;
+		break;
+	case 4:		/* runs past the arena: BROKEN, rarely */
+		if (bad)
+			s[0].off = ARENA_SIZE - 8;
+		break;
+	case 5: case 6: case 7: case 8: case 9:
+		s[0].flags = VRING_DESC_F_WRITE;
+		break;
+	default:
+		break;
+	}
+	if (n > room)
+		return 0;
+	drv_add(s, n, id);
+	return n;
+}
+
+/**
+ * burst_script() - a random driver and device, the device popping and
+ *		    pushing in bursts or one chain at a time
+ * @seed:	the script
+ * @bursts:	use virtq_pop_burst()/virtq_push_burst()
+ * @out:	what the run saw
+ *
+ * The driver keeps the ring as full as it likes with chains of every
+ * shape; the device pops up to 40 at a time, stopping after the first
+ * that is not OK as virtq_pop_burst() does, gives some back, pushes some
+ * with random lengths and flushes now and then.  The driver reuses a
+ * chain's descriptors once its push was flushed.
+ */
+static void burst_script(uint64_t seed, bool bursts, struct burst_run *out)
+{
+	struct virtq_elem elems[VIRTQ_PACKED_INFLIGHT];
+	struct virtq_elem *ep[64];
+	uint32_t lens[64], in_len[VIRTQ_PACKED_INFLIGHT];
+	unsigned int popped = 0, pushed = 0, outstanding = 0, step;
+	unsigned int drv_q[1024], drv_first = 0, drv_num = 0, flushed = 0;
+	uint64_t rng = seed, h = 0xcbf29ce484222325ull;
+	uint16_t num = (uint16_t)(9 + seed % 300), next_id = 0, ids[64];
+
+	drv_setup(num, false, true);
+	d.vq.in_order = seed & 1;
+	for (step = 0; step < 4000 && !d.vq.broken; step++) {
+		unsigned int op = burst_rand(&rng) % 8, n, i, got;
+		enum virtq_pop_result last = VIRTQ_POP_OK;
+
+		if (op < 3) {
+			/* driver: a few chains, as room allows */
+			for (n = burst_rand(&rng) % 12; n; n--) {
+				unsigned int k = burst_add(&rng, next_id,
+							   num - outstanding,
+							   seed % 4 == 0 &&
+							   step > 3000);
+				if (!k)
+					break;
+				drv_q[(drv_first + drv_num++) % 1024] = k;
+				outstanding += k;
+				next_id = (uint16_t)((next_id + 1) & 0x7fff);
+			}
+		} else if (op < 5) {
+			/* device: a burst of pops */
+			n = burst_min(1 + burst_rand(&rng) % 40,
+				VIRTQ_PACKED_INFLIGHT - (popped - pushed));
+			n = burst_min(n, 64u);
+			for (i = 0; i < n; i++)
+				ep[i] = &elems[(popped + i) %
+					       VIRTQ_PACKED_INFLIGHT];
+			if (bursts) {
+				got = virtq_pop_burst(&d.vq, ep, n, &last);
+			} else {
+				for (got = 0; got < n; ) {
+					last = virtq_pop(&d.vq, ep[got]);
+					if (last == VIRTQ_POP_EMPTY ||
+					    last == VIRTQ_POP_BROKEN)
+						break;
+					got++;
+					if (last == VIRTQ_POP_DROP)
+						break;
+				}
+				if (got == n && last != VIRTQ_POP_DROP)
+					last = VIRTQ_POP_OK;
+			}
+			burst_mix(&h, &got, sizeof(got));
+			burst_mix(&h, &last, sizeof(last));
+			for (i = 0; i < got; i++) {
+				const struct virtq_elem *e = ep[i];
+				unsigned int j;
+
+				burst_mix(&h, e, offsetof(struct virtq_elem, iov));
+				for (j = 0; j < (unsigned int)e->out_num + e->in_num; j++) {
+					uint64_t o = (uint64_t)((uint8_t *)
+						e->iov[j].iov_base - d.arena);
+
+					burst_mix(&h, &o, sizeof(o));
+					burst_mix(&h, &e->iov[j].iov_len,
+						  sizeof(e->iov[j].iov_len));
+				}
+				in_len[(popped + i) % VIRTQ_PACKED_INFLIGHT] =
+					e->in_len;
+			}
+			popped += got;
+		} else if (op == 5 && popped > pushed) {
+			/* device: give back the last few */
+			n = 1 + burst_rand(&rng) % burst_min(popped - pushed, 8u);
+			virtq_unpop(&d.vq, n);
+			popped -= n;
+			burst_mix(&h, &n, sizeof(n));
+		} else if (op == 6 && popped > pushed) {
+			/* device: push the oldest few, lengths 0 now and then */
+			bool zero = burst_rand(&rng) % 3 == 0;
+
+			n = burst_min(1 + burst_rand(&rng) % 40, popped - pushed);
+			n = burst_min(n, 64u);
+			for (i = 0; i < n; i++) {
+				unsigned int k = (pushed + i) %
+						 VIRTQ_PACKED_INFLIGHT;
+				uint32_t cap = in_len[k];
+
+				ids[i] = elems[k].head;
+				lens[i] = zero || !cap ? 0 :
+					  1 + burst_rand(&rng) % cap;
+			}
+			if (bursts) {
+				virtq_push_burst(&d.vq, ids, zero ? NULL : lens,
+						 n);
+			} else {
+				for (i = 0; i < n; i++)
+					virtq_push(&d.vq, ids[i], lens[i]);
+			}
+			burst_mix(&h, ids, n * sizeof(ids[0]));
+			burst_mix(&h, lens, n * sizeof(lens[0]));
+			pushed += n;
+		} else if (op == 7) {
+			/* device: publish; the driver reuses what was used */
+			virtq_flush(&d.vq);
+			burst_mix(&h, d.arena + DESC_OFF,
+				  num * sizeof(struct vring_packed_desc));
+			for (; flushed < pushed; flushed++) {
+				outstanding -= drv_q[drv_first];
+				drv_first = (drv_first + 1) % 1024;
+				drv_num--;
+			}
+		}
+	}
+	virtq_flush(&d.vq);
+	out->hash = h;
+	memcpy(out->ring, d.arena, sizeof(out->ring));
+	out->state[0] = d.vq.last_avail_idx;
+	out->state[1] = d.vq.avail_wrap;
+	out->state[2] = d.vq.used_idx;
+	out->state[3] = d.vq.used_wrap;
+	out->state[4] = d.vq.push_idx;
+	out->state[5] = d.vq.push_wrap;
+	out->state[6] = d.vq.inflight_num;
+	out->state[7] = d.vq.inflight_first;
+	out->state[8] = d.vq.seen_chains;
+	out->state[9] = d.vq.broken;
+	out->state[10] = (uint32_t)d.vq.stat_pops;
+	out->state[11] = step;
+}
+
+/* virtq_pop_burst() and virtq_push_burst() leave the ring, the chains
+ * and the device's state exactly as the same pops and pushes one at a
+ * time do: 200 random scripts (ring sizes 9-308, in order or not, every
+ * chain shape, give-backs, broken rings), compared after every step.
+ */
+static void test_burst_differential(void **state)
+{
+	static struct burst_run one, many;
+	uint64_t seed;
+	unsigned int broken = 0;
+
+	for (seed = 1; seed <= 200; seed++) {
+		burst_script(seed, false, &one);
+		burst_script(seed, true, &many);
+		if (one.hash != many.hash ||
+		    memcmp(one.ring, many.ring, sizeof(one.ring)) ||
+		    memcmp(one.state, many.state, sizeof(one.state)))
+			fail_msg("seed %llu: bursts differ from single calls",
+				 (unsigned long long)seed);
+		broken += one.state[9];
+	}
+	/* the scripts reach the rings' end states too */
+	assert_true(broken > 0);
+	assert_true(broken < 200);
+}
+
 static void test_notify(void **state)
 {
 	const struct seg s[] = { { BUF_OFF, 1, VRING_DESC_F_WRITE } };
@@ -889,6 +1142,7 @@ int main(void)
 		cmocka_unit_test(test_chain_limits),
 		cmocka_unit_test(test_inflight_full),
 		cmocka_unit_test(test_in_order_batch),
+		cmocka_unit_test(test_burst_differential),
 		cmocka_unit_test(test_notify),
 		cmocka_unit_test(test_enable_notify),
 		cmocka_unit_test(test_map),
