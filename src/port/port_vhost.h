@@ -235,9 +235,21 @@ static inline uint8_t port_vhost_rx_flags(const struct port_vhost *pv,
 			VIRTIO_NET_HDR_F_DATA_VALID);
 }
 
+/**
+ * port_vhost_rx_chain() - the @i-th held RX chain, oldest first
+ * @rq:		RX queue's reserve
+ * @i:		index, < PORT_VHOST_RX_BUFS
+ *
+ * Return: the chain's slot
+ * Context: RX queue lock held
+ */
+static inline struct virtq_elem *port_vhost_rx_chain(struct port_vhost_rxq *rq,
+						     unsigned int i)
+{
+	return &rq->elems[(rq->first + i) % PORT_VHOST_RX_BUFS];
+}
+
 /* RX chain reserve (port_vhost_deliver.c), under the RX queue lock. */
-struct virtq_elem *port_vhost_rx_chain(struct port_vhost_rxq *rq,
-				       unsigned int i);
 int port_vhost_rx_fill(struct port_vhost *pv, struct port_vhost_rxq *rq,
 		       struct virtq *vq,
 		       unsigned int n);

@@ -18,20 +18,6 @@
 #include "../util.h"
 
 /**
- * port_vhost_rx_chain() - the @i-th held RX chain, oldest first
- * @pv:		port
- * @i:		index, < PORT_VHOST_RX_BUFS
- *
- * Return: the chain's slot
- * Context: RX queue lock held
- */
-struct virtq_elem *port_vhost_rx_chain(struct port_vhost_rxq *rq,
-				       unsigned int i)
-{
-	return &rq->elems[(rq->first + i) % PORT_VHOST_RX_BUFS];
-}
-
-/**
  * port_vhost_rx_fill() - hold at least @n RX chains, popping what is missing
  * @pv:		port
  * @vq:		RX ring, locked and started
@@ -52,29 +38,62 @@ int port_vhost_rx_fill(struct port_vhost *pv,
 		struct port_vhost_rxq *rq, struct virtq *vq,
 		       unsigned int n)
 {
-	unsigned int i;
+	struct virtq_elem *ep[PORT_VHOST_RX_BUFS];
+	enum virtq_pop_result last;
+	unsigned int i, want, got;
 
 	if (n > PORT_VHOST_RX_BUFS)
 		return -EMSGSIZE;
-	while (rq->held < n) {
-		struct virtq_elem *e = port_vhost_rx_chain(rq, rq->held);
-		enum virtq_pop_result r = virtq_pop(vq, e);
-
-		if (r == VIRTQ_POP_EMPTY)
-			return -ENOBUFS;
-		if (r == VIRTQ_POP_BROKEN)
-			return -EIO;
-		rq->held++;
-		/* RX buffers must be writable only. */
-		if (r == VIRTQ_POP_DROP || e->out_num) {
-			for (i = 0; i < rq->held; i++)
-				virtq_push(vq, port_vhost_rx_chain(rq, i)->head,
-					   0);
-			rq->held = 0;
-			return -EINVAL;
-		}
+	if (rq->held >= n)
+		return 0;
+	want = n - rq->held;
+	for (i = 0; i < want; i++)
+		ep[i] = port_vhost_rx_chain(rq, rq->held + i);
+	got = virtq_pop_burst(vq, ep, want, &last);
+	/* RX buffers must be writable only. */
+	for (i = 0; i < got; i++)
+		if (ep[i]->out_num)
+			break;
+	if (i < got || last == VIRTQ_POP_DROP) {
+		/* The first bad chain, and every one held before it, go
+		 * back empty; those popped after it go back unread.
+		 */
+		if (i + 1 < got)
+			virtq_unpop(vq, got - i - 1);
+		rq->held += MIN(i + 1, got);
+		for (i = 0; i < rq->held; i++)
+			virtq_push(vq, port_vhost_rx_chain(rq, i)->head, 0);
+		rq->held = 0;
+		return -EINVAL;
 	}
-	return 0;
+	rq->held += got;
+	if (last == VIRTQ_POP_BROKEN)
+		return -EIO;
+	return got < want ? -ENOBUFS : 0;
+}
+
+/**
+ * port_vhost_rx_take() - the oldest held chain is done with
+ * @rq:		RX queue's reserve
+ * @vq:		RX ring, locked and started
+ * @len:	bytes written into it
+ *
+ * Every frame, copy, segment or direct read, leaves the reserve here:
+ * the one place its bytes go in the dirty log.
+ *
+ * Return: the chain's head, for virtq_push() (in pop order)
+ * Context: RX queue lock held, at least one chain held
+ */
+static inline uint16_t port_vhost_rx_take(struct port_vhost_rxq *rq,
+					  struct virtq *vq, uint32_t len)
+{
+	const struct virtq_elem *e = port_vhost_rx_chain(rq, 0);
+
+	/* Migrating: the bytes just written go in the dirty log. */
+	virtq_log_elem(vq, e, len);
+	rq->first = (rq->first + 1) % PORT_VHOST_RX_BUFS;
+	rq->held--;
+	return e->head;
 }
 
 /**
@@ -88,13 +107,8 @@ int port_vhost_rx_fill(struct port_vhost *pv,
 void port_vhost_rx_push(struct port_vhost *pv,
 		struct port_vhost_rxq *rq, struct virtq *vq, uint32_t len)
 {
-	const struct virtq_elem *e = port_vhost_rx_chain(rq, 0);
-
-	/* Migrating: the bytes just written go in the dirty log. */
-	virtq_log_elem(vq, e, len);
-	virtq_push(vq, e->head, len);
-	rq->first = (rq->first + 1) % PORT_VHOST_RX_BUFS;
-	rq->held--;
+	(void)pv;
+	virtq_push(vq, port_vhost_rx_take(rq, vq, len), len);
 }
 
 /**
@@ -139,27 +153,35 @@ static int port_vhost_rx_one(struct port_vhost *pv,
 {
 	struct virtio_net_hdr_v1 hdr = *vnet;
 	size_t need = hdr_len + len, cap = 0, left = len;
+	struct virtq_elem *e0 = rq->held ? port_vhost_rx_chain(rq, 0) : NULL;
 	struct iov_cursor cur;
 	unsigned int nbuf = 0, i;
 	int rc;
 
-	while (cap < need) {
-		struct virtq_elem *e;
+	if (likely(e0 && e0->in_num == 1 && e0->in_len >= need)) {
+		nbuf = 1;	/* the common case: one held buffer takes it */
+	} else {
+		while (cap < need) {
+			struct virtq_elem *e;
 
-		if (nbuf && !mrg)
-			return -EMSGSIZE;
-		rc = port_vhost_rx_fill(pv, rq, vq, nbuf + 1);
-		if (rc)
-			return rc;
-		e = port_vhost_rx_chain(rq, nbuf++);
-		/* The first buffer must hold the whole header; such a
-		 * buffer goes back empty.
-		 */
-		if (nbuf == 1 && e->in_len < hdr_len) {
-			port_vhost_rx_push(pv, rq, vq, 0);
-			return -EINVAL;
+			if (nbuf && !mrg)
+				return -EMSGSIZE;
+			if (rq->held <= nbuf) {
+				rc = port_vhost_rx_fill(pv, rq, vq, nbuf + 1);
+				if (rc)
+					return rc;
+			}
+			e = port_vhost_rx_chain(rq, nbuf++);
+			/* The first buffer must hold the whole header; such
+			 * a buffer goes back empty.
+			 */
+			if (nbuf == 1 && e->in_len < hdr_len) {
+				port_vhost_rx_push(pv, rq, vq, 0);
+				return -EINVAL;
+			}
+			cap += e->in_len;
 		}
-		cap += e->in_len;
+		e0 = port_vhost_rx_chain(rq, 0);
 	}
 
 	hdr.num_buffers = mrg ? (uint16_t)nbuf : 0;
@@ -168,19 +190,22 @@ static int port_vhost_rx_one(struct port_vhost *pv,
 	 * from a few source segments (one; two for a frame whose header
 	 * the switch made, a VLAN tag pushed or popped).
 	 */
-	if (nbuf == 1 && iovcnt <= 4 &&
-	    port_vhost_rx_chain(rq, 0)->in_num == 1) {
-		struct virtq_elem *e = port_vhost_rx_chain(rq, 0);
-		uint8_t *dst = e->iov[e->out_num].iov_base;
+	if (nbuf == 1 && iovcnt <= 4 && e0->in_num == 1) {
+		uint8_t *dst = e0->iov[e0->out_num].iov_base;
 
 		memcpy(dst, &hdr, hdr_len);
 		dst += hdr_len;
-		for (i = 0; i < iovcnt && left; i++) {
-			size_t n = MIN(iov[i].iov_len, left);
+		if (likely(iovcnt == 1)) {
+			left -= MIN(iov[0].iov_len, left);
+			memcpy(dst, iov[0].iov_base, len - left);
+		} else {
+			for (i = 0; i < iovcnt && left; i++) {
+				size_t n = MIN(iov[i].iov_len, left);
 
-			memcpy(dst, iov[i].iov_base, n);
-			dst += n;
-			left -= n;
+				memcpy(dst, iov[i].iov_base, n);
+				dst += n;
+				left -= n;
+			}
 		}
 		port_vhost_rx_push(pv, rq, vq, (uint32_t)(need - left));
 		return 0;
@@ -366,18 +391,14 @@ static int port_vhost_rx_top_up(struct port_vhost *pv,
 		struct port_vhost_rxq *rq, struct virtq *vq,
 				unsigned int want)
 {
-	unsigned int n;
 	int rc;
 
 	if (rq->held >= want)
 		return 0;
-	n = virtq_prefetch(vq, want - rq->held);
-	if (!n)
-		return 0;
-	rc = port_vhost_rx_fill(pv, rq, vq, rq->held + n);
+	rc = port_vhost_rx_fill(pv, rq, vq, want);
 	if (rc == -EINVAL)
 		stats_add(&port_ctr(pv->port)->drops[STATS_DROP_BAD_DESC], 1);
-	return rc;
+	return rc == -ENOBUFS ? 0 : rc;
 }
 
 /**
@@ -472,6 +493,54 @@ out:
 }
 
 /**
+ * port_vhost_rx_fast() - copy a plain frame into the next held chain
+ * @pv:		port
+ * @rq:		RX queue's reserve
+ * @vq:		RX ring, locked and started
+ * @pkt:	frame
+ * @hdr_len:	virtio-net header length
+ * @mrg:	MRG_RXBUF negotiated
+ * @id:		out: the chain's head, to push
+ * @len:	out: bytes written into it
+ *
+ * What port_vhost_rx_frame() does for the common frame, inline and with
+ * the used descriptor left to the caller, so that a burst's go back
+ * together (virtq_push_burst()): a frame of one segment that asks for no
+ * offload, within the MTU, into a held chain of one buffer that holds
+ * header and frame.  Anything else is left for port_vhost_rx_frame().
+ *
+ * Return: true if delivered (the chain taken), false if not touched
+ */
+static inline bool port_vhost_rx_fast(struct port_vhost *pv,
+				      struct port_vhost_rxq *rq,
+				      struct virtq *vq, const struct pkt *pkt,
+				      unsigned int hdr_len, bool mrg,
+				      uint16_t *id, uint32_t *len)
+{
+	struct virtio_net_hdr_v1 hdr = pkt->vnet;
+	size_t need = hdr_len + pkt->len;
+	const struct virtq_elem *e;
+	uint8_t *dst;
+
+	if (unlikely(!rq->held || pkt->iovcnt != 1 ||
+		     pkt->iov[0].iov_len < pkt->len || hdr.flags ||
+		     hdr.gso_type != VIRTIO_NET_HDR_GSO_NONE))
+		return false;
+	e = port_vhost_rx_chain(rq, 0);
+	/* Held chains are writable only (port_vhost_rx_fill()). */
+	if (unlikely(e->in_num != 1 || e->in_len < need ||
+		     port_vhost_over_mtu(pv, pkt)))
+		return false;
+	hdr.num_buffers = mrg ? 1 : 0;
+	dst = e->iov[0].iov_base;
+	memcpy(dst, &hdr, hdr_len);
+	memcpy(dst + hdr_len, pkt->iov[0].iov_base, pkt->len);
+	*len = (uint32_t)need;
+	*id = port_vhost_rx_take(rq, vq, (uint32_t)need);
+	return true;
+}
+
+/**
  * port_vhost_xmit_q() - deliver frames to one RX queue
  * @p:		port
  * @pair:	queue pair, < pv->pairs
@@ -488,7 +557,9 @@ static unsigned int port_vhost_xmit_q(struct port *p, unsigned int pair,
 	struct port_vhost_rxq *rq = &pv->rxq[pair];
 	struct vu_queue *q = &pv->dev.q[2 * pair];
 	struct port_stats *st = port_ctr(p);
-	unsigned int i, sent = 0, hdr_len;
+	unsigned int i, sent = 0, hdr_len, nd = 0;
+	uint32_t lens[PORT_BURST];
+	uint16_t ids[PORT_BURST];
 	uint64_t bytes = 0;
 	bool mrg, pushed = false;
 	int call = -1;
@@ -504,9 +575,25 @@ static unsigned int port_vhost_xmit_q(struct port *p, unsigned int pair,
 	port_vhost_rx_warm(pv, rq, &q->vq, pkts, n, hdr_len);
 
 	for (i = 0; i < n; i++) {
-		int rc = port_vhost_rx_frame(pv, rq, &q->vq, pkts[i], hdr_len,
-					     mrg);
+		int rc;
 
+		if (nd < PORT_BURST &&
+		    port_vhost_rx_fast(pv, rq, &q->vq, pkts[i], hdr_len, mrg,
+				       &ids[nd], &lens[nd])) {
+			nd++;
+			sent++;
+			bytes += pkts[i]->len;
+			continue;
+		}
+		/* Used descriptors go back in pop order: the fast ones
+		 * first.
+		 */
+		if (nd) {
+			virtq_push_burst(&q->vq, ids, lens, nd);
+			pushed = true;
+			nd = 0;
+		}
+		rc = port_vhost_rx_frame(pv, rq, &q->vq, pkts[i], hdr_len, mrg);
 		if (rc == 0) {
 			sent++;
 			bytes += pkts[i]->len;
@@ -532,6 +619,10 @@ static unsigned int port_vhost_xmit_q(struct port *p, unsigned int pair,
 		} else {
 			stats_add(&st->drops[STATS_DROP_TOO_BIG], 1);
 		}
+	}
+	if (nd) {
+		virtq_push_burst(&q->vq, ids, lens, nd);
+		pushed = true;
 	}
 	if (pushed && !__atomic_load_n(&pv->dev.broken, __ATOMIC_RELAXED))
 		call = port_vhost_publish(q);

@@ -124,8 +124,15 @@ static bool port_vhost_tx_parse(struct port_vhost *pv,
 	 */
 	pkt->vnet.flags &= VIRTIO_NET_HDR_F_NEEDS_CSUM;
 
-	pkt->iovcnt = iov_tail(e->iov, e->out_num, hdr_len, pkt->iov,
-			       PKT_IOV_MAX);
+	if (likely(e->out_num == 1)) {
+		/* One segment, longer than the header (checked above) */
+		pkt->iov[0].iov_base = (uint8_t *)e->iov[0].iov_base + hdr_len;
+		pkt->iov[0].iov_len = e->out_len - hdr_len;
+		pkt->iovcnt = 1;
+	} else {
+		pkt->iovcnt = iov_tail(e->iov, e->out_num, hdr_len, pkt->iov,
+				       PKT_IOV_MAX);
+	}
 	pkt->len = e->out_len - hdr_len;
 	return true;
 }
@@ -222,39 +229,53 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 	struct virtq *vq = &pv->dev.q[qi].vq;
 	struct port_vhost_work *work = &tq->work;
 	unsigned int hdr_len = vu_dev_hdr_len(&pv->dev);
-	unsigned int i, npush = 0, npkt = 0;
+	unsigned int i, take, npush = 0, npkt = 0;
 	/* Without offloads the header is not read (port_vhost_tx_parse()) */
 	size_t skip = pv->dev.features & PORT_VHOST_HOST_OFFLOADS ? 0 : hdr_len;
+	struct virtq_elem *ep[PORT_BURST];
+	enum virtq_pop_result last;
 	bool drop[PORT_BURST];
 	uint64_t bytes = 0;
 
 	/* Two passes: pop the whole burst first, asking for each chain's
-	 * descriptor and frame header ahead of use, then parse.  The cache
-	 * misses on lines the guest just wrote overlap instead of queuing
-	 * one behind the other (see virtq_prefetch()).
+	 * frame header ahead of use, then parse.  The cache misses on
+	 * lines the guest just wrote overlap instead of queuing one
+	 * behind the other (see virtq_pop_burst()).  A chain takes a
+	 * descriptor at least: no more are taken than the turn has left.
 	 */
-	max = virtq_prefetch(vq, MIN(max, (unsigned int)PORT_BURST));
-	virtq_prefetch_used(vq, max);
-	if (!max && unlikely(vq->broken))
-		goto broken;	/* avail->idx out of range */
-	for (i = 0; i < max && work->descs > 0 && work->bytes > 0; i++) {
-		struct virtq_elem *e = &tq->elems[npush];
-		enum virtq_pop_result r = virtq_pop(vq, e);
+	take = MIN(max, (unsigned int)PORT_BURST);
+	if (work->descs <= 0 || work->bytes <= 0)
+		take = 0;
+	else if ((uint64_t)work->descs < take)
+		take = (unsigned int)work->descs;
+	for (i = 0; i < take; i++)
+		ep[i] = &tq->elems[i];
+	npush = virtq_pop_burst(vq, ep, take, &last);
+	if (last == VIRTQ_POP_BROKEN)
+		goto broken;
+	for (i = 0; i < npush; i++) {
+		struct virtq_elem *e = &tq->elems[i];
 
-		if (r == VIRTQ_POP_EMPTY)
-			break;
-		if (r == VIRTQ_POP_BROKEN)
-			goto broken;
 		/* Long chains and big frames cost more than a turn's
-		 * share of frames: the guest gets fewer of them.
+		 * share of frames: the guest gets fewer of them, as if
+		 * taken one by one until the turn's work was spent.
 		 */
 		work->descs -= e->ndesc;
 		work->bytes -= e->out_len;
-		drop[npush] = r == VIRTQ_POP_DROP;
-		if (!drop[npush] && e->out_num)
+		drop[i] = i + 1 == npush && last == VIRTQ_POP_DROP;
+		if (!drop[i] && e->out_num)
 			port_vhost_tx_touch(e, skip);
-		tq->heads[npush++] = e->head;
+		tq->heads[i] = e->head;
+		if (work->descs <= 0 || work->bytes <= 0) {
+			i++;
+			break;
+		}
 	}
+	if (i < npush) {
+		virtq_unpop(vq, npush - i);	/* past the turn's work */
+		npush = i;
+	}
+	virtq_prefetch_used(vq, npush);
 	for (i = 0; i < npush; i++) {
 		if (drop[i]) {
 			stats_add(&port_ctr(p)->drops[STATS_DROP_BAD_DESC], 1);
@@ -315,11 +336,9 @@ void port_vhost_rx_done(struct port *p, uint32_t qi, struct port_turn *turn)
 	struct port_vhost *pv = p->priv;
 	struct port_vhost_txq *tq = &pv->txq[qi / 2];
 	struct virtq *vq = &pv->dev.q[qi].vq;
-	unsigned int i;
 
 	(void)turn;
-	for (i = 0; i < tq->npush; i++)
-		virtq_push(vq, tq->heads[i], 0);
+	virtq_push_burst(vq, tq->heads, NULL, tq->npush);
 	tq->total += tq->npush;
 	tq->npush = 0;
 }
