@@ -10,6 +10,7 @@
  * the vhost layer says the queue is started; see port_vhost.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "port_vhost.h"
@@ -49,7 +50,7 @@ int port_vhost_rx_fill(struct port_vhost *pv,
 	want = n - rq->held;
 	for (i = 0; i < want; i++)
 		ep[i] = port_vhost_rx_chain(rq, rq->held + i);
-	got = virtq_pop_burst(vq, ep, want, &last);
+	got = virtq_pop_burst(vq, ep, want, UINT_MAX, &last);
 	/* RX buffers must be writable only. */
 	for (i = 0; i < got; i++)
 		if (ep[i]->out_num)

@@ -11,6 +11,7 @@
  * operation, doc/offloads.md for the offload decisions.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "port_vhost.h"
@@ -240,17 +241,17 @@ unsigned int port_vhost_rx_burst(struct port *p, uint32_t qi,
 	/* Two passes: pop the whole burst first, asking for each chain's
 	 * frame header ahead of use, then parse.  The cache misses on
 	 * lines the guest just wrote overlap instead of queuing one
-	 * behind the other (see virtq_pop_burst()).  A chain takes a
-	 * descriptor at least: no more are taken than the turn has left.
+	 * behind the other (see virtq_pop_burst()).  No chain is started
+	 * past the turn's descriptors; those past its bytes go back.
 	 */
 	take = MIN(max, (unsigned int)PORT_BURST);
 	if (work->descs <= 0 || work->bytes <= 0)
 		take = 0;
-	else if ((uint64_t)work->descs < take)
-		take = (unsigned int)work->descs;
 	for (i = 0; i < take; i++)
 		ep[i] = &tq->elems[i];
-	npush = virtq_pop_burst(vq, ep, take, &last);
+	npush = virtq_pop_burst(vq, ep, take,
+				(unsigned int)MIN(work->descs, (int64_t)UINT_MAX),
+				&last);
 	if (last == VIRTQ_POP_BROKEN)
 		goto broken;
 	for (i = 0; i < npush; i++) {

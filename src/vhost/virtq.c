@@ -397,8 +397,12 @@ enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem)
  * @vq:		queue
  * @elems:	where the i-th chain goes
  * @n:		most chains wanted
+ * @descs:	most descriptors to read (a chain's @ndesc): no chain is
+ *		started once the ones taken read that many, so the last
+ *		may go past it, as a caller popping one by one against a
+ *		work budget would
  * @last:	out: the result of the last chain looked at (OK if @n were
- *		taken)
+ *		taken, or @descs read)
  *
  * Stops after the first chain that is not OK: a DROP is taken (it is
  * the last of the chains counted, to push back empty), EMPTY and BROKEN
@@ -410,25 +414,30 @@ enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem)
  * Return: chains taken
  */
 unsigned int virtq_pop_burst(struct virtq *vq, struct virtq_elem *const *elems,
-			     unsigned int n, enum virtq_pop_result *last)
+			     unsigned int n, unsigned int descs,
+			     enum virtq_pop_result *last)
 {
 	enum virtq_pop_result r = VIRTQ_POP_OK;
 	unsigned int i;
 
 	if (vq->packed && virtq_ready(vq))
-		return virtq_packed_pop_burst(vq, elems, n, last);
+		return virtq_packed_pop_burst(vq, elems, n, descs, last);
 	/* Split: the avail entries first, and every chain's head asked
 	 * for, so that the descriptors' misses overlap.
 	 */
-	n = virtq_prefetch(vq, n);
+	*last = VIRTQ_POP_OK;
+	if (!n || !descs)
+		return 0;
+	n = virtq_prefetch(vq, MIN(n, descs));
 	if (!n) {
 		*last = vq->broken ? VIRTQ_POP_BROKEN : VIRTQ_POP_EMPTY;
 		return 0;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && descs; i++) {
 		r = virtq_pop(vq, elems[i]);
 		if (r == VIRTQ_POP_EMPTY || r == VIRTQ_POP_BROKEN)
 			break;
+		descs -= MIN(descs, (unsigned int)elems[i]->ndesc);
 		if (r == VIRTQ_POP_DROP) {
 			i++;
 			break;

@@ -232,7 +232,8 @@ struct virtq {
  * virtq_pop()		next chain, following NEXT and (if negotiated)
  *			INDIRECT, every segment through guest_mem_iov().
  * virtq_pop_burst()	up to @n virtq_pop()s, stopping after the first
- *			that is not OK (a DROP is taken, the last).
+ *			that is not OK (a DROP is taken, the last) or
+ *			once @descs descriptors were read.
  * virtq_unpop()		give back the last @n popped chains (not yet pushed).
  * virtq_push()		write one used element after the pending ones.
  * virtq_push_burst()	virtq_push() for @n chains (@lens NULL: all 0).
@@ -268,7 +269,8 @@ unsigned int virtq_avail_count(struct virtq *vq);
 unsigned int virtq_prefetch(struct virtq *vq, unsigned int n);
 enum virtq_pop_result virtq_pop(struct virtq *vq, struct virtq_elem *elem);
 unsigned int virtq_pop_burst(struct virtq *vq, struct virtq_elem *const *elems,
-			     unsigned int n, enum virtq_pop_result *last);
+			     unsigned int n, unsigned int descs,
+			     enum virtq_pop_result *last);
 void virtq_unpop(struct virtq *vq, unsigned int n);
 void virtq_push(struct virtq *vq, uint16_t head, uint32_t len);
 void virtq_push_burst(struct virtq *vq, const uint16_t *ids,

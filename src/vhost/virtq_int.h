@@ -98,7 +98,7 @@ enum virtq_pop_result virtq_packed_pop(struct virtq *vq,
 				       struct virtq_elem *elem);
 unsigned int virtq_packed_pop_burst(struct virtq *vq,
 				    struct virtq_elem *const *elems,
-				    unsigned int n,
+				    unsigned int n, unsigned int descs,
 				    enum virtq_pop_result *last);
 void virtq_packed_unpop(struct virtq *vq, unsigned int n);
 void virtq_packed_push(struct virtq *vq, uint16_t id, uint32_t len);

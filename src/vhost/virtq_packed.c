@@ -477,8 +477,10 @@ enum virtq_pop_result virtq_packed_pop(struct virtq *vq,
  * @vq:		queue, ready
  * @elems:	where the i-th chain goes
  * @n:		most chains wanted
+ * @descs:	most descriptors to read: no chain is started once the
+ *		ones taken read that many (the last may go past it)
  * @last:	out: the result of the last chain looked at (OK if @n were
- *		taken)
+ *		taken, or @descs read)
  *
  * A chain of one direct descriptor, what every driver posts for frames
  * without offloads and for all of its RX buffers, is read here with no
@@ -487,8 +489,9 @@ enum virtq_pop_result virtq_packed_pop(struct virtq *vq,
  * (one segment, as virtq_add_seg() would make it), and the bookkeeping
  * (in-flight counts, seen chains, the pop counter) is done once for the
  * run.  Any other chain, an empty or a misplaced buffer included, goes
- * to virtq_packed_pop(), which applies every rule.  Nothing is read ahead: where the run ends the
- * next flags say so, and a packed ring has no index to count with.
+ * to virtq_packed_pop(), which applies every rule.  Nothing is read
+ * ahead: where the run ends the next flags say so, and a packed ring has
+ * no index to count with.
  *
  * Return: chains taken, OK or (the last one) DROP; stops after the first
  *	   chain that is not OK, or at an empty slot or a broken ring
@@ -496,14 +499,14 @@ enum virtq_pop_result virtq_packed_pop(struct virtq *vq,
  */
 unsigned int virtq_packed_pop_burst(struct virtq *vq,
 				    struct virtq_elem *const *elems,
-				    unsigned int n,
+				    unsigned int n, unsigned int descs,
 				    enum virtq_pop_result *last)
 {
 	enum virtq_pop_result r = VIRTQ_POP_OK;
 	unsigned int i = 0;
 
-	while (i < n) {
-		unsigned int room = MIN(n - i, (unsigned int)
+	while (i < n && descs) {
+		unsigned int room = MIN(MIN(n - i, descs), (unsigned int)
 					(VIRTQ_PACKED_INFLIGHT -
 					 vq->inflight_num));
 		unsigned int at = vq->inflight_first + vq->inflight_num;
@@ -582,12 +585,14 @@ unsigned int virtq_packed_pop_burst(struct virtq *vq,
 			vq->seen_desc = 0;
 		}
 		i += k;
-		if (i == n)
+		descs -= k;
+		if (i == n || !descs)
 			break;
 		/* Another shape, a bad buffer, the end, or a full table. */
 		r = virtq_packed_pop(vq, elems[i]);
 		if (r == VIRTQ_POP_EMPTY || r == VIRTQ_POP_BROKEN)
 			break;
+		descs -= MIN(descs, (unsigned int)elems[i]->ndesc);
 		i++;
 		if (r == VIRTQ_POP_DROP)
 			break;

@@ -9,6 +9,7 @@
  * walker makes has a case here.
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -761,7 +762,8 @@ static unsigned int burst_add(uint64_t *rng, uint16_t id, unsigned int room,
  *
  * The driver keeps the ring as full as it likes with chains of every
  * shape; the device pops up to 40 at a time, stopping after the first
- * that is not OK as virtq_pop_burst() does, gives some back, pushes some
+ * that is not OK or once a work budget of descriptors is spent, as
+ * virtq_pop_burst() does, gives some back, pushes some
  * with random lengths and flushes now and then.  The driver reuses a
  * chain's descriptors once its push was flushed.
  */
@@ -778,7 +780,7 @@ static void burst_script(uint64_t seed, bool bursts, struct burst_run *out)
 	drv_setup(num, false, true);
 	d.vq.in_order = seed & 1;
 	for (step = 0; step < 4000 && !d.vq.broken; step++) {
-		unsigned int op = burst_rand(&rng) % 8, n, i, got;
+		unsigned int op = burst_rand(&rng) % 8, n, i, got, budget;
 		enum virtq_pop_result last = VIRTQ_POP_OK;
 
 		if (op < 3) {
@@ -802,20 +804,25 @@ static void burst_script(uint64_t seed, bool bursts, struct burst_run *out)
 			for (i = 0; i < n; i++)
 				ep[i] = &elems[(popped + i) %
 					       VIRTQ_PACKED_INFLIGHT];
+			/* a turn's work budget now and then */
+			budget = burst_rand(&rng) % 3 ? UINT_MAX :
+				 burst_rand(&rng) % 60;
 			if (bursts) {
-				got = virtq_pop_burst(&d.vq, ep, n, &last);
+				got = virtq_pop_burst(&d.vq, ep, n, budget,
+						      &last);
 			} else {
-				for (got = 0; got < n; ) {
+				last = VIRTQ_POP_OK;
+				for (got = 0; got < n && budget; ) {
 					last = virtq_pop(&d.vq, ep[got]);
 					if (last == VIRTQ_POP_EMPTY ||
 					    last == VIRTQ_POP_BROKEN)
 						break;
+					budget -= burst_min(budget,
+							    ep[got]->ndesc);
 					got++;
 					if (last == VIRTQ_POP_DROP)
 						break;
 				}
-				if (got == n && last != VIRTQ_POP_DROP)
-					last = VIRTQ_POP_OK;
 			}
 			burst_mix(&h, &got, sizeof(got));
 			burst_mix(&h, &last, sizeof(last));
