@@ -4,8 +4,8 @@
 #
 # bench_stop PID [TENTHS]: TERM, wait up to TENTHS tenths of a second
 #   (default 50), then KILL; reaps it.  Nothing for an empty PID.
-# bench_wait_socks PID LOG NAME SOCK...: wait (10 s at most) until every
-#   SOCK exists, giving up early if PID exits; on failure prints NAME and
+# bench_wait_socks PID LOG NAME SOCK...: wait (BENCH_WAIT tenths of a
+#   second, default 100) until every SOCK exists, giving up early if PID exits; on failure prints NAME and
 #   the end of LOG on stderr and returns 1.
 # Only PIDs the caller started are ever signalled.
 
@@ -27,7 +27,7 @@ bench_wait_socks() {
 	local pid=$1 log=$2 name=$3 s ok
 	shift 3
 
-	for _ in $(seq 100); do
+	for _ in $(seq "${BENCH_WAIT:-100}"); do
 		ok=1
 		for s in "$@"; do [ -S "$s" ] || ok=; done
 		[ -n "$ok" ] && return 0

@@ -30,15 +30,26 @@
 # testpmd with net_vhost (busy-polling io forwarding on CPU 1).  Order
 # rotates per repetition; a fresh back end and driver each sample.
 #
+# --instructions: each back end runs under callgrind instead (vhostd
+# --workers 1 only), and each sample also gives the instructions its
+# forwarding thread (vhostd's worker, testpmd's forwarding lcore) ran in
+# the window per frame the driver received: a count that moves little
+# with the host's placement of the vCPUs or other jobs, as rates here do
+# (2x between runs of one binary).  Under callgrind the back end is the
+# slow side, always busy: the window has no idle polling in it (testpmd
+# polls without pause before and after it).
+#
 # Usage: bench/pmd.sh [--reps N] [--seconds S] [--sizes "64 256 1514"]
 #                     [--rings "split packed"] [--queues "1 2"]
+#                     [--instructions]
 #   BUILD=dir   vhostd build directory (default build-bench, built here)
 #   PEER=dir    another vhostd build (a directory with vhostd in it, made
 #               by the caller) takes testpmd's place as the reference:
 #               the same table, ratios this build / that one (an A/B of
 #               two commits with DPDK's driver)
 # Prints one RESULT line per sample, then medians and paired ratios
-# (vhostd sample / testpmd sample of the same repetition).  Not a test:
+# (vhostd sample / testpmd sample of the same repetition; with
+# --instructions also instructions per frame, and their ratio).  Not a test:
 # no thresholds.  Unix sockets only; kills only the PIDs it started.
 
 set -u
@@ -50,6 +61,7 @@ SECS=3
 SIZES="64 256 1514"
 RINGS="split packed"
 QUEUES="1 2"
+IR=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--reps) REPS=$2; shift ;;
@@ -57,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--sizes) SIZES=$2; shift ;;
 	--rings) RINGS=$2; shift ;;
 	--queues) QUEUES=$2; shift ;;
+	--instructions) IR=1 ;;
 	-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "pmd.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -65,6 +78,15 @@ done
 
 command -v dpdk-testpmd >/dev/null ||
 	{ echo "pmd.sh: dpdk-testpmd missing (apt-get install dpdk-dev)" >&2; exit 2; }
+# Under callgrind: the back end's command's prefix; starting up takes
+# seconds, not tenths.
+VG=()
+if [ -n "$IR" ]; then
+	command -v valgrind >/dev/null ||
+		{ echo "pmd.sh: valgrind missing (apt-get install valgrind)" >&2; exit 2; }
+	BENCH_WAIT=600
+	export BENCH_WAIT
+fi
 make -s -C "$ROOT" O="$BUILD" "$BUILD/vhostd" "$BUILD/vhostctl" >&2 || exit 2
 VHOSTD=$BUILD/vhostd
 VHOSTCTL=$BUILD/vhostctl
@@ -94,12 +116,18 @@ trap 'exit 130' INT TERM
 
 # start_backend NAME QUEUES: sockets $TMP/A.sock and B.sock
 start_backend() {
-	rm -f "$TMP/A.sock" "$TMP/B.sock"
+	rm -f "$TMP/A.sock" "$TMP/B.sock" "$TMP"/cg.out*
+	[ -n "$IR" ] && VG=(valgrind --tool=callgrind --separate-threads=yes
+			    --instr-atstart=no
+			    --callgrind-out-file="$TMP/cg.out")
 	case "$1" in
 	vhostd-w1|peer)
 		local bin=$VHOSTD
 		[ "$1" = peer ] && bin=$PEER/vhostd
-		taskset -c 1 "$bin" --workers 1 \
+		# valgrind makes system calls of its own that the filter
+		# would refuse; the filter costs no user-space instruction.
+		[ -n "$IR" ] && set -- "$1" "$2" --no-sandbox
+		taskset -c 1 "${VG[@]}" "$bin" --workers 1 "${@:3}" \
 			--port "vhost-user,path=$TMP/A.sock,queues=$2" \
 			--port "vhost-user,path=$TMP/B.sock,queues=$2" \
 			--ctl "$TMP/ctl.sock" >"$TMP/be.log" 2>&1 &
@@ -115,9 +143,16 @@ start_backend() {
 	testpmd)
 		rm -f "$TMP/be.in"
 		mkfifo "$TMP/be.in"
-		dpdk-testpmd -l 0,1 --main-lcore 0 --no-pci --no-huge -m 1024 \
-			--no-shconf --file-prefix pmdbe$$ \
-			--log-level=lib.vhost.config:debug \
+		# Under callgrind every thread runs in turn anyway: all of
+		# them on CPU 1, away from the driver's (whose vhost-user
+		# replies otherwise came too late for it), and only the
+		# log lines read here (debug ones slow it down).
+		local lc=(-l 0,1) pin=() ll=debug
+		[ -n "$IR" ] && { lc=(--lcores 0@1,1@1); pin=(taskset -c 1); ll=info; }
+		"${pin[@]}" "${VG[@]}" dpdk-testpmd "${lc[@]}" --main-lcore 0 \
+			--no-pci --no-huge -m 1024 --no-shconf \
+			--file-prefix pmdbe$$ \
+			--log-level=lib.vhost.config:$ll \
 			--vdev "net_vhost0,iface=$TMP/A.sock,queues=$2" \
 			--vdev "net_vhost1,iface=$TMP/B.sock,queues=$2" \
 			-- --forward-mode=io --auto-start --rxq="$2" --txq="$2" \
@@ -137,7 +172,8 @@ start_backend() {
 
 stop_backend() {
 	[ "$1" = testpmd ] && exec 7>&-
-	bench_stop "$BE_PID"
+	# callgrind writes its counts at the exit: give it the time
+	bench_stop "$BE_PID" "$([ -n "$IR" ] && echo 600 || echo 50)"
 	BE_PID=
 }
 
@@ -145,7 +181,7 @@ stop_backend() {
 #   both devices ready, so that no frame of tx_first is lost
 backend_ready() {
 	local i
-	for i in $(seq 100); do
+	for i in $(seq "${BENCH_WAIT:-100}"); do
 		case "$1" in
 		vhostd-*|peer)
 			[ "$("$VHOSTCTL" --json --ctl "$TMP/ctl.sock" ports 2>/dev/null |
@@ -182,6 +218,20 @@ backend_drops() {
 	esac
 }
 
+# backend_ir FRAMES: instructions per frame of the back end just stopped:
+#   its busiest thread's (the forwarding one's) callgrind count, taken
+#   over the window alone (callgrind_control -i on/off), over the FRAMES
+#   the driver received in it (in the closed loop, what the back end
+#   forwarded)
+backend_ir() {
+	local top
+
+	top=$(cat "$TMP"/cg.out* 2>/dev/null |
+		awk '/^totals:/ { if ($2 > m) m = $2 } END { print m + 0 }')
+	awk -v t="$top" -v f="$1" 'BEGIN {
+		if (t > 0 && f > 0) printf "%.0f", t / f; else print "unknown" }'
+}
+
 # backend_features NAME: the virtio features the back end negotiated on
 #   A.sock (hex), as it reports them
 backend_features() {
@@ -203,7 +253,10 @@ drive() {
 	[ "$ring" = packed ] && extra=,packed_vq=1
 	rm -f "$TMP/drv.in"
 	mkfifo "$TMP/drv.in"
-	dpdk-testpmd -l 0,1 --main-lcore 1 --no-pci --no-huge -m 1024 \
+	# --instructions: the driver whole on CPU 0, the back end's alone
+	local lc=(-l 0,1)
+	[ -n "$IR" ] && lc=(--lcores 0@0,1@0)
+	dpdk-testpmd "${lc[@]}" --main-lcore 1 --no-pci --no-huge -m 1024 \
 		--no-shconf --file-prefix pmddrv$$ \
 		--vdev "net_virtio_user0,path=$TMP/A.sock,queues=$q,mac=$MAC0$extra" \
 		--vdev "net_virtio_user1,path=$TMP/B.sock,queues=$q,mac=$MAC1$extra" \
@@ -213,14 +266,17 @@ drive() {
 		<"$TMP/drv.in" >"$TMP/drv.log" 2>&1 &
 	DRV_PID=$!
 	exec 8>"$TMP/drv.in"
-	backend_ready "$be" "$q" || echo "pmd.sh: $be not ready after 10 s" >&2
+	backend_ready "$be" "$q" ||
+		echo "pmd.sh: $be not ready after $((${BENCH_WAIT:-100} / 10)) s" >&2
 	sleep 0.5
 	echo "set txpkts $size" >&8
 	echo "start tx_first 4" >&8
 	sleep 1
+	[ -n "$IR" ] && callgrind_control -i on "$BE_PID" >/dev/null
 	echo "clear port stats all" >&8
 	sleep "$SECS"
 	echo "show port stats all" >&8
+	[ -n "$IR" ] && callgrind_control -i off "$BE_PID" >/dev/null
 	sleep 0.5
 	feat=$(backend_features "$be")
 	drops=$(backend_drops "$be")
@@ -250,7 +306,8 @@ for rep in $(seq "$REPS"); do
 	for ring in $RINGS; do
 		for q in $QUEUES; do
 			bes="vhostd-w1 $REF"
-			[ "$q" -gt 1 ] && bes="vhostd-w1 vhostd-w2 $REF"
+			[ "$q" -gt 1 ] && [ -z "$IR" ] &&
+				bes="vhostd-w1 vhostd-w2 $REF"
 			# rotate the order per repetition
 			set -- $bes
 			for _ in $(seq $((rep % $#))); do
@@ -264,7 +321,9 @@ for rep in $(seq "$REPS"); do
 					stop_backend "$be"
 					mpps=$(awk -v n="$n" -v s="$s" \
 						'BEGIN { printf "%.4f", n / s / 1e6 }')
-					echo "RESULT rep=$rep be=$be ring=$ring queues=$q size=$size mpps=$mpps drops=$d features=$f" |
+					ir=
+					[ -n "$IR" ] && ir=" ir=$(backend_ir "$n")"
+					echo "RESULT rep=$rep be=$be ring=$ring queues=$q size=$size mpps=$mpps drops=$d features=$f$ir" |
 						tee -a "$RAW"
 				done
 			done
@@ -285,12 +344,17 @@ function med(list,   n, a, i, j, t) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 {
+	delete f
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 	if (f["drops"] != "0") { lossy++; next }	# a broken loop
 	pt = f["ring"] " q" f["queues"] " " f["size"] "B"
 	if (!(pt in seen)) { seen[pt] = 1; order[++np] = pt }
 	v[pt, f["be"]] = v[pt, f["be"]] " " f["mpps"]
 	s[pt, f["be"], f["rep"]] = f["mpps"]
+	if (f["ir"] != "" && f["ir"] != "unknown") {
+		iv[pt, f["be"]] = iv[pt, f["be"]] " " f["ir"]
+		has_ir = 1
+	}
 	reps[f["rep"]] = 1
 	# Features as each back end reports them (printed below the table:
 	# with 2 queues testpmd also offers CTRL_RX, bit 18, which needs a
@@ -317,6 +381,17 @@ END {
 				r == "" ? "" : sprintf("%.3f", med(r)))
 		}
 		print line " |"
+	}
+	if (has_ir) {
+		# Instructions: deterministic, so the medians compare directly.
+		printf "\n| point | %s instr/frame | vhostd-w1 instr/frame | w1 / %s |\n", ref, ref
+		printf "|---|---:|---:|---:|\n"
+		for (k = 1; k <= np; k++) {
+			pt = order[k]
+			a = med(iv[pt, ref]); b = med(iv[pt, "vhostd-w1"])
+			printf "| %s | %s | %s | %s |\n", pt, a, b,
+				(a > 0 && b > 0) ? sprintf("%.3f", b / a) : ""
+		}
 	}
 	for (k = 1; k <= np; k++) {
 		pt = order[k]
