@@ -509,34 +509,33 @@ unsigned int virtq_packed_pop_burst(struct virtq *vq,
 		unsigned int room = MIN(MIN(n - i, descs), (unsigned int)
 					(VIRTQ_PACKED_INFLIGHT -
 					 vq->inflight_num));
-		unsigned int at = vq->inflight_first + vq->inflight_num;
-		/* Locals: the stores into @elems could alias @vq's fields,
-		 * and would have them read again each time round.
+		/* A run stops at the ring's end, so that neither the
+		 * position nor the wrap counter moves inside the loop; the
+		 * stores into @elems could alias @vq's fields, so the loop
+		 * reads none of them.
 		 */
-		const struct vring_packed_desc *ring = vq->pdesc;
+		const struct vring_packed_desc *d = vq->pdesc +
+						     vq->last_avail_idx;
+		const uint16_t want = vq->avail_wrap ? PACKED_F_AVAIL :
+						       PACKED_F_USED;
 		struct virtq_elem *const *ep = elems + i;
-		uint16_t *inflight = vq->inflight;
-		const uint16_t num = vq->num;
-		uint16_t idx = vq->last_avail_idx;
-		bool wrap = vq->avail_wrap;
-		uint16_t want = wrap ? PACKED_F_AVAIL : PACKED_F_USED;
 		struct guest_mem_span span;
-		unsigned int k;
+		unsigned int k, j, at;
 
+		room = MIN(room, (unsigned int)(vq->num - vq->last_avail_idx));
 		/* The region the ring's last buffer lay in: a buffer wholly
 		 * inside it is one segment, what virtq_add_seg() makes of
 		 * it through the same hint.
 		 */
 		guest_mem_span_of(vq->mem, vq->mem_hint, &span);
-		for (k = 0; k < room; k++) {
-			const struct vring_packed_desc *d = &ring[idx];
+		for (k = 0; k < room; k++, d++) {
 			uint16_t flags = READ_ONCE(d->flags);
 			struct virtq_elem *e = ep[k];
 			uint32_t len;
 			void *buf;
 
 			/* virtq_packed_is_avail(), with the wrap counter's
-			 * pattern worked out once per lap
+			 * pattern worked out once for the run
 			 */
 			if ((flags & (PACKED_F_AVAIL | PACKED_F_USED)) != want ||
 			    (flags & (VRING_DESC_F_NEXT |
@@ -565,15 +564,12 @@ unsigned int virtq_packed_pop_burst(struct virtq *vq,
 				e->out_len = len;
 				e->in_len = 0;
 			}
-			inflight[(at + k) % VIRTQ_PACKED_INFLIGHT] = 1;
-			if (++idx >= num) {
-				idx = 0;
-				wrap = !wrap;
-				want = wrap ? PACKED_F_AVAIL : PACKED_F_USED;
-			}
 		}
-		vq->last_avail_idx = idx;
-		vq->avail_wrap = wrap;
+		/* Each took one ring descriptor. */
+		at = vq->inflight_first + vq->inflight_num;
+		for (j = 0; j < k; j++)
+			vq->inflight[(at + j) % VIRTQ_PACKED_INFLIGHT] = 1;
+		virtq_packed_step(vq, &vq->last_avail_idx, &vq->avail_wrap, k);
 		vq->inflight_num = (uint16_t)(vq->inflight_num + k);
 		vq->stat_pops += k;
 		/* As k pops of one descriptor each would leave it. */
@@ -588,6 +584,8 @@ unsigned int virtq_packed_pop_burst(struct virtq *vq,
 		descs -= k;
 		if (i == n || !descs)
 			break;
+		if (k && k == room)
+			continue;	/* the ring's end: on to the next lap */
 		/* Another shape, a bad buffer, the end, or a full table. */
 		r = virtq_packed_pop(vq, elems[i]);
 		if (r == VIRTQ_POP_EMPTY || r == VIRTQ_POP_BROKEN)

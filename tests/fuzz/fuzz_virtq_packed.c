@@ -15,10 +15,13 @@
  * byte 1 = feature bits (bit 0 event idx, bit 1 indirect, bit 2 start
  * with kicks off, bit 3 unpop once, bit 4 start on the lap with wrap
  * counters 0, bit 5 in order: chains without writable buffers are pushed
- * as batches), byte 2 = starting position (mod the size), the rest is
+ * as batches, bit 6 pop and push in bursts of up to 8, bit 7 with a work
+ * budget of 5 descriptors a burst), byte 2 = starting position (mod the
+ * size), the rest is
  * copied into the arena: driver event area at 0, device event area at
  * 4, the ring from 16, so that short inputs already reach descriptors.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +54,48 @@ static void check_elem(const struct virtq *vq, const struct virtq_elem *e,
 	for (i = 0; i < (unsigned int)(e->out_num + e->in_num); i++)
 		if (!arena_iov_ok(&e->iov[i]))
 			__builtin_trap();
+}
+
+/**
+ * bursts() - the datapath's way: virtq_pop_burst(), virtq_push_burst()
+ * @vq:		queue, mapped
+ * @budget:	descriptors a burst may read
+ *
+ * Every chain taken is checked as a single pop's; a DROP ends a burst
+ * and goes back with the rest, as the datapath does.
+ */
+static void bursts(struct virtq *vq, unsigned int budget)
+{
+	static struct virtq_elem es[8];
+	struct virtq_elem *ep[8];
+	uint32_t lens[8];
+	uint16_t ids[8];
+	unsigned int n, i, got;
+
+	for (i = 0; i < 8; i++)
+		ep[i] = &es[i];
+	for (n = 0; n < 2u * vq->num + 4; n++) {
+		enum virtq_pop_result last;
+
+		got = virtq_pop_burst(vq, ep, 1 + n % 8, budget, &last);
+		if (got > 1 + n % 8)
+			__builtin_trap();
+		for (i = 0; i < got; i++) {
+			enum virtq_pop_result r = i + 1 == got ? last :
+						  VIRTQ_POP_OK;
+
+			check_elem(vq, &es[i], r);
+			ids[i] = es[i].head;
+			lens[i] = r == VIRTQ_POP_OK ? es[i].in_len : 0;
+		}
+		virtq_push_burst(vq, ids, (n & 1) ? lens : NULL, got);
+		if ((n & 3) == 3) {
+			virtq_flush(vq);
+			virtq_notify(vq);
+		}
+		if (!got && last != VIRTQ_POP_OK)
+			break;
+	}
 }
 
 /**
@@ -89,7 +134,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (data[1] & 4)
 		virtq_disable_notify(&vq);
-	for (n = 0; n < 2u * vq.num + 4; n++) {
+	if (data[1] & 64)
+		bursts(&vq, data[1] & 128 ? 5 : UINT_MAX);
+	for (n = 0; n < 2u * vq.num + 4 && !(data[1] & 64); n++) {
 		enum virtq_pop_result r;
 
 		virtq_prefetch(&vq, 8);
