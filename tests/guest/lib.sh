@@ -101,7 +101,8 @@ vg_need_vhostd() {
 #   NIC); --smp N: N virtual CPUs (default 1); --qmp SOCK: a QMP monitor
 #   listening on SOCK (vg_qmp); --incoming URI: no boot, wait for a
 #   migration on URI (the guest then continues here: its console and
-#   command channel are NAME's); --model M: the NIC with --tap (default
+#   command channel are NAME's); --paused on: start stopped (-S; after
+#   --incoming the guest waits for QMP "cont"); --model M: the NIC with --tap (default
 #   virtio-net-pci; e1000 or rtl8139 need a guest kernel with their driver,
 #   bench/guests' generic one); --tap-vhost on: the kernel's vhost-net
 #   behind the TAP (needs /dev/vhost-net; QEMU aborts without it)
@@ -114,6 +115,7 @@ vg_boot() {
 		case $1 in
 		--qmp) extra+=(-qmp "unix:$2,server=on,wait=off") ;;
 		--incoming) extra+=(-incoming "$2") ;;
+		--paused) [ "$2" = on ] && extra+=(-S) ;;
 		--ip) ip=$2 ;;
 		--mac) mac=$2 ;;
 		--tap) tap=$2 ;;
