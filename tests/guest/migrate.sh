@@ -20,6 +20,12 @@
 #   rarp  as host, the NIC without GUEST_ANNOUNCE: QEMU sends SEND_RARP
 #         and vhostd2 (or 1) injects the RARP (otherwise the guest
 #         announces itself)
+#   dpdk  (on demand) DPDK 22.11's vhost as the back end instead: one
+#         dpdk-testpmd, io forwarding net_vhost0 <-> net_tap0 and
+#         net_vhost1 <-> net_tap1, both TAPs on br1; the guest moves
+#         from one vhost port to the other, offloads off (testpmd's
+#         TAP does not take partial checksums); another vhost-user back
+#         end under the same QEMU, for MIG_VERIFY
 #
 # The guest (198.18.0.2) boots once per case; then MIG_RUNS times: it
 # listens (nc | sha256sum), br1's side sends MIG_MB MiB of random data,
@@ -81,6 +87,7 @@ VG_DIR=$(mktemp -d /tmp/vhg-mig.XXXXXX)
 VLOG=$VG_DIR/vhostd1.log
 VLOG2=$VG_DIR/vhostd2.log
 VHOSTD2_PID=
+DPDK_PID=
 FAILS=0
 
 vg_precheck() {
@@ -270,15 +277,16 @@ mem_verify() {
 		rm -f "$a" "$b"
 		return
 	fi
-	# cmp -l: one line per byte that differs, offsets from 1
-	cmp -l "$a" "$b" 2>/dev/null |
+	# cmp -l: one line per byte that differs, offsets from 1 (and
+	# status 1 when any does: not this function's failure)
+	{ cmp -l "$a" "$b" 2>/dev/null || true; } |
 		awk '{ p = int(($1 - 1) / 4096); n[p]++ }
 		     END { for (p in n) printf "gpa 0x%x: %d bytes differ\n", p * 4096, n[p] }' |
 		sort >"$out"
 	MIG_V=$(wc -l <"$out")
 	for q in 0 1; do
 		vg_qmp "$VG_DIR/$to.qmp" '{"execute":"x-query-virtio-queue-status","arguments":{"path":"/machine/peripheral-anon/device[0]/virtio-backend","queue":'"$q"'}}' |
-			grep -o '"vring-[a-z]*": [0-9]*' | tr '\n' ' ' |
+			{ grep -o '"vring-[a-z]*": [0-9]*' || true; } | tr '\n' ' ' |
 			sed "s/^/queue $q: /" >>"$out"
 		echo >>"$out"
 	done
@@ -299,12 +307,36 @@ fail_dump() {
 	case $where in
 	*/p2a.sock) ctl=$VG_DIR/ctl2.sock ;;
 	tap:*) return 0 ;;
+	*/d[01].sock) echo "--- testpmd, last lines"
+		tail -n 8 "$VG_DIR/dpdk.log" | sed 's/^/    /'; return 0 ;;
 	esac
 	port=${where##*/}
 	port=${port%.sock}
 	echo "--- vhostctl show $port"
 	"$(dirname "$VHOSTD")/vhostctl" --ctl "$ctl" show "$port" 2>&1 |
 		sed 's/^/    /'
+}
+
+# start_dpdk: the dpdk case's back end, once (see the top)
+start_dpdk() {
+	[ -z "$DPDK_PID" ] || return 0
+	command -v dpdk-testpmd >/dev/null ||
+		vg_die "the dpdk case needs dpdk-testpmd (apt-get install dpdk)"
+	mkfifo "$VG_DIR/dpdk.in"
+	# The vdevs' order is the ports' (io forwarding pairs 0-1, 2-3).
+	ip netns exec "$NS" dpdk-testpmd -l 0,1 --main-lcore 0 --no-pci \
+		--no-huge -m 1024 --no-shconf --file-prefix vhgmig$$ \
+		--vdev "net_vhost0,iface=$VG_DIR/d0.sock" --vdev net_tap0,iface=da \
+		--vdev "net_vhost1,iface=$VG_DIR/d1.sock" --vdev net_tap1,iface=db \
+		-- --forward-mode=io --auto-start --nb-cores=1 \
+		--total-num-mbufs=16384 <"$VG_DIR/dpdk.in" >"$VG_DIR/dpdk.log" 2>&1 &
+	DPDK_PID=$!
+	VG_EXTRA_PIDS+=("$DPDK_PID")
+	exec {DPDK_FD}>"$VG_DIR/dpdk.in"
+	vg_wait_for 30 "d1.sock" test -S "$VG_DIR/d1.sock"
+	vg_wait_for 10 "tap db" have_link "$NS" db
+	ip -n "$NS" link set da master br1 up
+	ip -n "$NS" link set db master br1 up
 }
 
 # median N...: the median of integers
@@ -393,10 +425,14 @@ for c in $MIG_CASES; do
 		}
 		;;
 	tap) run_case tap tap:qa tap:qb ;;
+	dpdk)
+		start_dpdk
+		VG_NIC_OPTS=$VG_NO_OFFLOADS${VG_NIC_OPTS:+,$VG_NIC_OPTS} \
+			run_case dpdk "$VG_DIR/d0.sock" "$VG_DIR/d1.sock" ;;
 	*) vg_die "unknown case $c" ;;
 	esac
 done
-echo "outage median (ms): port ${OUTAGE[port]:--}, host ${OUTAGE[host]:--}, rarp ${OUTAGE[rarp]:--}, QEMU virtio-net + TAP ${OUTAGE[tap]:--}"
+echo "outage median (ms): port ${OUTAGE[port]:--}, host ${OUTAGE[host]:--}, rarp ${OUTAGE[rarp]:--}, QEMU virtio-net + TAP ${OUTAGE[tap]:--}${OUTAGE[dpdk]:+, DPDK vhost ${OUTAGE[dpdk]}}"
 vg_vhostd_alive || { echo "FAIL vhostd1 exited"; FAILS=$((FAILS + 1)); }
 # An ASan/UBSan build reports into its log and may carry on.
 if grep -qE 'ERROR: AddressSanitizer|runtime error:' "$VLOG" "$VLOG2"; then
