@@ -109,6 +109,8 @@ cleanup() {
 	exec 7>&- 8>&-
 	bench_stop "$DRV_PID"
 	bench_stop "$BE_PID"
+	# DPDK's runtime directories outlive testpmd, even with --no-shconf
+	rm -rf "/var/run/dpdk/pmdbe$$" "/var/run/dpdk/pmddrv$$"
 	[ -n "${KEEP:-}" ] && echo "kept $TMP" >&2 || rm -rf "$TMP"
 }
 trap cleanup EXIT

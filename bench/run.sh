@@ -404,7 +404,8 @@ cleanup() {
 	[ -n "$FWD_PID" ] && kill "$FWD_PID" 2>/dev/null &&
 		kill -CONT "$FWD_PID" 2>/dev/null && wait "$FWD_PID" 2>/dev/null
 	exec 7>&- 2>/dev/null
-	rm -rf "$TMP"
+	# DPDK's runtime directory outlives testpmd, even with --no-shconf
+	rm -rf "$TMP" "/var/run/dpdk/vbench$$"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -99,6 +99,11 @@ mig_cleanup() {
 	set +e
 	[ $rc != 0 ] && [ -s "$VLOG2" ] && { echo "---- vhostd2 log (tail) ----"; tail -n 20 "$VLOG2"; } >&2
 	ip netns del "$NS2" 2>/dev/null || true
+	if [ -n "$DPDK_PID" ]; then
+		kill "$DPDK_PID" 2>/dev/null
+		wait "$DPDK_PID" 2>/dev/null
+		rm -rf "/var/run/dpdk/vhgmig$$"
+	fi
 	(exit $rc)
 	vg_cleanup
 }

@@ -37,6 +37,9 @@ FILTER=("$@")
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 TESTPMD=$(command -v dpdk-testpmd)
+# DPDK leaves its runtime directory behind, even with --no-shconf.
+mq_cleanup() { rm -rf "/var/run/dpdk/vhmq$$"; }
+IT_CLEANUP_HOOK=mq_cleanup
 
 [ -x "$VHOSTD" ] || { echo "missing $VHOSTD (make O=$BUILD)"; exit 2; }
 [ -n "$TESTPMD" ] || { echo "missing dpdk-testpmd (tests/deps.sh)"; exit 2; }
