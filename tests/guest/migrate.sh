@@ -267,7 +267,7 @@ migrate() {
 mem_dump() {
 	vg_qmp "$VG_DIR/$1.qmp" \
 		'{"execute":"pmemsave","arguments":{"val":0,"size":'"$MEM_BYTES"',"filename":"'"$2"'"}}' \
-		'{"execute":"query-status"}' >/dev/null || true
+		>/dev/null || true
 	local end=$((SECONDS + 30))
 	while [ "$(stat -c %s "$2" 2>/dev/null || echo 0)" != "$MEM_BYTES" ]; do
 		[ $SECONDS -lt $end ] || return 1
