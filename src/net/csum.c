@@ -121,6 +121,83 @@ uint32_t csum_iov(const struct iovec *iov, unsigned int cnt, size_t off,
 	return sum;
 }
 
+/* Bytes csum_copy() copies before it sums them: small enough that the
+ * sum reads them back from L1, large enough that memcpy() runs at speed.
+ */
+#define CSUM_COPY_CHUNK	4096
+
+/**
+ * csum_copy() - copy a buffer and add its bytes to a partial sum
+ * @dst:	destination (not overlapping @src)
+ * @src:	bytes; any alignment
+ * @len:	byte count
+ * @sum:	partial sum to continue from; @src's first byte counts as
+ *		sitting at an even offset (csum_shift() the result otherwise)
+ *
+ * The copy and the sum touch the source once between them: each chunk is
+ * copied, then summed from the destination while it is still in L1, so a
+ * frame that has to be copied anyway is checksummed for the price of an
+ * L1 read instead of a second pass over memory.
+ *
+ * Return: new partial sum, as csum_partial() over @src
+ */
+uint32_t csum_copy(void *dst, const void *src, size_t len, uint32_t sum)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+	size_t done = 0;
+
+	while (done < len) {
+		size_t n = len - done < CSUM_COPY_CHUNK ? len - done :
+			   CSUM_COPY_CHUNK;
+
+		memcpy(d + done, s + done, n);
+		/* chunks are even, so each starts at an even offset */
+		sum = csum_add(sum, csum_partial(d + done, n, 0));
+		done += n;
+	}
+	return sum;
+}
+
+/**
+ * csum_copy_iov() - gather a scatter-gather list into a flat buffer and
+ *		     sum the bytes from an offset on
+ * @dst:	destination, room for the list's @len first bytes
+ * @iov:	segments (any lengths, including odd and zero)
+ * @cnt:	number of segments
+ * @len:	bytes to copy (the list may hold more)
+ * @from:	the sum covers [@from, @len) of the copy; @from even counts
+ *		as an even offset
+ * @sum:	partial sum to continue from
+ *
+ * Return: new partial sum over the range, as csum_iov() would give it
+ */
+uint32_t csum_copy_iov(void *dst, const struct iovec *iov, unsigned int cnt,
+		       size_t len, size_t from, uint32_t sum)
+{
+	uint8_t *d = dst;
+	size_t pos = 0;
+	unsigned int i;
+
+	for (i = 0; i < cnt && pos < len; i++) {
+		const uint8_t *s = iov[i].iov_base;
+		size_t n = iov[i].iov_len, skip = 0;
+
+		if (n > len - pos)
+			n = len - pos;
+		if (pos < from) {
+			skip = from - pos < n ? from - pos : n;
+			memcpy(d + pos, s, skip);
+		}
+		if (n > skip)
+			sum = csum_add(sum, csum_shift(csum_copy(d + pos + skip,
+					s + skip, n - skip, 0),
+					(int)((pos + skip - from) & 1)));
+		pos += n;
+	}
+	return sum;
+}
+
 /**
  * csum_pseudo_ipv4() - add the TCP/UDP pseudo header for IPv4 (RFC 793)
  * @saddr:	4-byte source address, network order (as in the IP header)

@@ -519,6 +519,67 @@ int gso_next(struct gso_iter *it, uint8_t hdrbuf[GSO_HDR_MAX],
 }
 
 /**
+ * gso_next_flat() - the next segment, copied into a flat buffer with its
+ *		     checksum finished in the copy
+ * @it:		iterator (gso_init()); in partial-checksum mode the copy
+ *		keeps the pseudo-header sum and @seg says NEEDS_CSUM, as
+ *		gso_next() would
+ * @dst:	where the segment goes
+ * @room:	bytes at @dst
+ * @seg:	out: the segment's results, as gso_next() gives them
+ *
+ * For a destination that copies the segment anyway (a UDP GSO buffer, a
+ * UMEM frame): the payload is summed while it is copied (csum_copy()),
+ * so the source is read once instead of once to sum and once to copy.
+ *
+ * Return: the segment's length (> 0), 0 after the last segment, -ENOSPC
+ *	   if @room is too small (the iterator does not advance), -EINVAL
+ */
+int gso_next_flat(struct gso_iter *it, uint8_t *dst, size_t room,
+		  struct gso_seg *seg)
+{
+	struct iovec out[PKT_IOV_MAX + 1];
+	uint32_t want, hlen = it->h.pay_off, sum;
+	uint8_t hdr[GSO_HDR_MAX];
+	bool finish = !it->partial;
+	uint16_t c;
+	int n;
+
+	if (it->seg >= it->segs)
+		return 0;
+	want = it->pay_len - it->pay_done;
+	if (want > it->mss)
+		want = it->mss;
+	if (room < hlen + want)
+		return -ENOSPC;
+	it->partial = true;
+	n = gso_next(it, hdr, out, PKT_IOV_MAX + 1, seg);
+	it->partial = !finish;
+	if (n <= 0)
+		return n ? n : -EINVAL;
+	memcpy(dst, hdr, hlen);
+	if (!finish) {
+		iov_to_buf(out + 1, (unsigned int)n - 1, 0, dst + hlen,
+			   seg->payload);
+		return (int)seg->len;
+	}
+	/* The field holds the pseudo-header sum: the L4 header, then the
+	 * payload (at an even offset: L4 headers have even length).
+	 */
+	sum = csum_partial(dst + it->h.l4_off, hlen - it->h.l4_off, 0);
+	sum = csum_copy_iov(dst + hlen, out + 1, (unsigned int)n - 1,
+			    seg->payload, 0, sum);
+	c = csum_fold(sum);
+	if (!c && it->h.l4_proto == IPPROTO_UDP)
+		c = 0xffff;
+	memcpy(dst + le16toh(seg->vnet.csum_start) +
+	       le16toh(seg->vnet.csum_offset), &c, 2);
+	memset(&seg->vnet, 0, sizeof(seg->vnet));
+	seg->vnet.hdr_len = htole16((uint16_t)hlen);
+	return (int)seg->len;
+}
+
+/**
  * gso_emit() - a frame as a wire without offload metadata takes it
  * @pkt:	the frame (read, never written)
  * @emit:	called for each wire frame: the frame whole, or with its

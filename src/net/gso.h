@@ -164,6 +164,9 @@ int gso_init(struct gso_iter *it, const struct pkt *pkt,
 int gso_next(struct gso_iter *it, uint8_t hdrbuf[GSO_HDR_MAX],
 	     struct iovec *out, unsigned int max, struct gso_seg *seg);
 
+int gso_next_flat(struct gso_iter *it, uint8_t *dst, size_t room,
+		  struct gso_seg *seg);
+
 int gso_emit(const struct pkt *pkt,
 	     int (*emit)(void *arg, const struct iovec *iov,
 			 unsigned int cnt, size_t len),

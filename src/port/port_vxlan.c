@@ -106,7 +106,6 @@
  */
 #define VXLAN_GSO_SEGS		64
 #define VXLAN_GSO_BYTES		65507
-#define VXLAN_GSO_IOV		(VXLAN_GSO_SEGS * 4)
 
 /* A MAC table word: bit 63 valid, bit 62 static, bits 48-55 the VTEP,
  * bits 0-47 the MAC.
@@ -1071,9 +1070,10 @@ static void vxlan_rx_end(struct port *p, uint32_t q, struct port_turn *turn)
  * @why:	per frame of the xmit: the first drop reason, 0 if none
  * @mtu_under:	datagrams refused for the underlay's MTU
  * @gso_refused: a UDP_SEGMENT send was refused as such (EIO, EINVAL)
- * @giov:	a UDP GSO send's pieces: per datagram the VXLAN header, the
- *		segment's rebuilt headers, its payload
- * @ghdr:	those rebuilt headers, one per datagram
+ * @giov:	a UDP GSO send's one piece, @gbuf
+ * @gbuf:	its datagrams end to end, each its VXLAN header and a
+ *		segment copied with its checksum finished (gso_next_flat():
+ *		the payload is read once, to copy and sum it)
  * @gctl:	the send's control message (UDP_SEGMENT, its size)
  */
 struct vxlan_tx {
@@ -1086,8 +1086,8 @@ struct vxlan_tx {
 	uint8_t why[PORT_BURST];
 	unsigned int mtu_under;
 	bool gso_refused;
-	struct iovec giov[VXLAN_GSO_IOV];
-	uint8_t ghdr[VXLAN_GSO_SEGS][GSO_HDR_MAX];
+	struct iovec giov[1];
+	uint8_t gbuf[VXLAN_BUF_LEN];
 	union {
 		char buf[CMSG_SPACE(sizeof(uint16_t))];
 		struct cmsghdr align;
@@ -1266,7 +1266,10 @@ static size_t vxlan_l3_len(const struct pkt *pkt, size_t len)
  * datagrams of one size (the last may be shorter): the kernel cuts them
  * at that size (UDP_SEGMENT), late, often not before the wire or never
  * (a veth to a GRO reader).  One send takes as many as fit 64 KiB, so a
- * 64 KiB TSO frame is two sends per VTEP instead of 45 datagrams.
+ * 64 KiB TSO frame is two sends per VTEP instead of 45 datagrams.  The
+ * datagrams are built in one flat buffer (gso_next_flat(): the payload
+ * read once, to copy and checksum it), so the kernel copies one piece
+ * per send instead of three per datagram.
  */
 static int vxlan_gso(struct port *p, struct vxlan_priv *v, struct vxlan_tx *t,
 		     const struct pkt *pkt, unsigned int f,
@@ -1281,7 +1284,7 @@ static int vxlan_gso(struct port *p, struct vxlan_priv *v, struct vxlan_tx *t,
 	if (gso_init(&it, pkt, false))
 		return STATS_DROP_OFFLOAD;
 	while (more) {
-		unsigned int segs = 0, iovn = 0, k;
+		unsigned int segs = 0, k;
 		size_t total = 0;
 		struct cmsghdr *c;
 		uint16_t gs;
@@ -1289,12 +1292,11 @@ static int vxlan_gso(struct port *p, struct vxlan_priv *v, struct vxlan_tx *t,
 		if (t->n)
 			vxlan_flush(v, t);
 		while (segs < VXLAN_GSO_SEGS &&
-		       iovn + 1 + PKT_IOV_MAX + 1 <= VXLAN_GSO_IOV &&
 		       (!segs || total + size <= VXLAN_GSO_BYTES)) {
-			t->giov[iovn].iov_base = v->hdr;
-			t->giov[iovn].iov_len = VXLAN_HLEN;
-			n = gso_next(&it, t->ghdr[segs], &t->giov[iovn + 1],
-				     VXLAN_GSO_IOV - iovn - 1, &seg);
+			uint8_t *d = t->gbuf + total;
+
+			n = gso_next_flat(&it, d + VXLAN_HLEN, sizeof(t->gbuf) -
+					  total - VXLAN_HLEN, &seg);
 			if (n < 0)
 				return STATS_DROP_OFFLOAD;
 			if (!n) {
@@ -1309,12 +1311,14 @@ static int vxlan_gso(struct port *p, struct vxlan_priv *v, struct vxlan_tx *t,
 				}
 				size = VXLAN_HLEN + seg.len;
 			}
-			iovn += 1 + (unsigned int)n;
+			memcpy(d, v->hdr, VXLAN_HLEN);
 			total += VXLAN_HLEN + seg.len;
 			segs++;
 		}
 		if (!segs)
 			break;
+		t->giov[0].iov_base = t->gbuf;
+		t->giov[0].iov_len = total;
 
 		gs = (uint16_t)size;
 		c = (struct cmsghdr *)t->gctl.buf;
@@ -1329,7 +1333,7 @@ static int vxlan_gso(struct port *p, struct vxlan_priv *v, struct vxlan_tx *t,
 			m->msg_name = &v->vtep[targets[k]].sa;
 			m->msg_namelen = v->salen;
 			m->msg_iov = t->giov;
-			m->msg_iovlen = iovn;
+			m->msg_iovlen = 1;
 			if (segs > 1) {
 				m->msg_control = t->gctl.buf;
 				m->msg_controllen = sizeof(t->gctl.buf);

@@ -177,6 +177,45 @@ static void test_iov_clipped(void **state)
 	assert_int_equal(csum_iov(iov, 0, 0, 10, 0), 0);
 }
 
+/* csum_copy() and csum_copy_iov() copy exactly and sum like csum_iov():
+ * random splits, odd offsets, the sum starting inside the list.
+ */
+static void test_copy(void **state)
+{
+	static uint8_t dst[BUF + 64];
+	struct iovec iov[64];
+	int round;
+
+	(void)state;
+	srand(4);
+	fill_random(buf, sizeof(buf));
+	for (round = 0; round < 20000; round++) {
+		size_t total = (size_t)rand() % (round < 19900 ? 6000 : BUF);
+		size_t from = total ? (size_t)rand() % total : 0;
+		size_t cut = (size_t)rand() % 3;
+		size_t len = total - (cut < total ? cut : total);
+		unsigned int n = split(buf + 1, total, iov,
+				       1 + (unsigned int)rand() % 64);
+		uint32_t init = rand() % 4 ? 0 : (uint32_t)rand();
+		size_t doff = (size_t)rand() % 3;
+
+		if (from > len)
+			from = len;
+		memset(dst, 0xa5, len + doff + 8);
+		assert_int_equal(fast_sum(csum_copy_iov(dst + doff, iov, n,
+							len, from, init)),
+				 ref_sum(buf + 1 + from, len - from,
+					 fast_sum(init)));
+		assert_memory_equal(dst + doff, buf + 1, len);
+		assert_int_equal(dst[doff + len], 0xa5);
+		assert_int_equal(fast_sum(csum_copy(dst + doff, buf + 1 + from,
+						    len - from, init)),
+				 ref_sum(buf + 1 + from, len - from,
+					 fast_sum(init)));
+		assert_memory_equal(dst + doff, buf + 1 + from, len - from);
+	}
+}
+
 static void test_fold_known(void **state)
 {
 	/* RFC 1071 section 3 example: 00 01 f2 03 f4 f5 f6 f7 -> sum ddf2 */
@@ -239,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_partial_split),
 		cmocka_unit_test(test_iov_random),
 		cmocka_unit_test(test_iov_clipped),
+		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_fold_known),
 		cmocka_unit_test(test_pseudo),
 	};

@@ -187,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_segment_fixed),
 		cmocka_unit_test(test_segment_edges),
 		cmocka_unit_test(test_segment_random),
+		cmocka_unit_test(test_segment_flat),
 		cmocka_unit_test(test_segment_nospc),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_mutate),
