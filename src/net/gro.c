@@ -53,21 +53,27 @@ static bool gro_parse(const uint8_t *f, size_t len, struct eth_hdrs *h,
  * @f:		frame
  * @len:	its length
  * @h:		its headers (gro_parse())
+ * @partial:	its TCP checksum was left to the receiver (gro_partial()):
+ *		only the IPv4 header's is checked
  * Return: true if they do
  */
 static bool gro_csum_ok(const uint8_t *f, size_t len,
-			const struct eth_hdrs *h)
+			const struct eth_hdrs *h, bool partial)
 {
 	const uint8_t *ip = f + h->l3_off;
 	uint32_t l4len = (uint32_t)(len - h->l4_off), sum;
 
 	if (h->ipv6) {
+		if (partial)
+			return true;
 		sum = csum_pseudo_ipv6(ip + ETH_IPV6_OFF_SADDR,
 				       ip + ETH_IPV6_OFF_DADDR, IPPROTO_TCP,
 				       l4len, 0);
 	} else {
 		if (csum_fold(csum_partial(ip, ETH_IPV4_HLEN_MIN, 0)))
 			return false;
+		if (partial)
+			return true;
 		sum = csum_pseudo_ipv4(ip + ETH_IPV4_OFF_SADDR,
 				       ip + ETH_IPV4_OFF_DADDR, IPPROTO_TCP,
 				       l4len, 0);
@@ -76,14 +82,30 @@ static bool gro_csum_ok(const uint8_t *f, size_t len,
 }
 
 /**
+ * gro_partial() - whether a segment's TCP checksum was left to the receiver
+ * @vnet:	the metadata its carrier gave it (NULL: none)
+ * @h:		its headers (gro_parse())
+ * Return: true if @vnet says NEEDS_CSUM exactly at its TCP checksum
+ */
+static bool gro_partial(const struct virtio_net_hdr_v1 *vnet,
+			const struct eth_hdrs *h)
+{
+	return vnet && (vnet->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+	       le16toh(vnet->csum_start) == h->l4_off &&
+	       le16toh(vnet->csum_offset) == ETH_TCP_OFF_CSUM;
+}
+
+/**
  * gro_start() - a frame that later segments may join
  * @g:		state, overwritten
  * @f:		the frame (whole, in memory nobody else writes)
  * @len:	its length
+ * @vnet:	its carrier's metadata, or NULL (see gro_join())
  * Return: true if it is a TCP segment others may join; false if it must
  *	   pass alone (then @g is not open)
  */
-bool gro_start(struct gro_flow *g, const uint8_t *f, size_t len)
+bool gro_start(struct gro_flow *g, const uint8_t *f, size_t len,
+	       const struct virtio_net_hdr_v1 *vnet)
 {
 	const uint8_t *th;
 
@@ -102,6 +124,7 @@ bool gro_start(struct gro_flow *g, const uint8_t *f, size_t len)
 	g->psh = th[ETH_TCP_OFF_FLAGS] & ETH_TCP_PSH;
 	g->open = !g->psh;
 	g->checked = false;
+	g->first_partial = gro_partial(vnet, &g->h);
 	g->first = f;
 	g->first_len = len;
 	return g->open;
@@ -163,12 +186,17 @@ static bool gro_same(const struct gro_flow *g, const uint8_t *f,
  *		or what earlier joins made of it
  * @f:		the next frame
  * @len:	its length
+ * @vnet:	its carrier's metadata, or NULL: NEEDS_CSUM at its TCP
+ *		checksum says the sender left the checksum to the receiver
+ *		and the carrier vouches for the bytes (VXLAN's remote
+ *		checksum offload, under a verified outer UDP checksum), so
+ *		only its IPv4 header checksum is verified
  * Return: true if it joined (its payload is in @pkt now; call
  *	   gro_finish() before @pkt goes anywhere), false if it must go on
  *	   its own (@g is then closed: no later frame joins either)
  */
 bool gro_join(struct gro_flow *g, struct pkt *pkt, const uint8_t *f,
-	      size_t len)
+	      size_t len, const struct virtio_net_hdr_v1 *vnet)
 {
 	struct eth_hdrs h;
 	uint32_t pay;
@@ -179,11 +207,12 @@ bool gro_join(struct gro_flow *g, struct pkt *pkt, const uint8_t *f,
 	    !gro_same(g, f, &h, pay))
 		goto closed;
 	if (!g->checked) {
-		if (!gro_csum_ok(g->first, g->first_len, &g->h))
+		if (!gro_csum_ok(g->first, g->first_len, &g->h,
+				 g->first_partial))
 			goto closed;
 		g->checked = true;
 	}
-	if (!gro_csum_ok(f, len, &h))
+	if (!gro_csum_ok(f, len, &h, gro_partial(vnet, &h)))
 		goto closed;
 
 	if (g->segs == 1) {

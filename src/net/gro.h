@@ -23,7 +23,11 @@
  * no padding; at most 65535 bytes of IP packet.  And every segment's IP
  * and TCP checksums are verified before it joins: the joined frame
  * carries NEEDS_CSUM, which a receiver trusts without looking, so a
- * corrupt segment must never hide in it.  A frame that no second segment
+ * corrupt segment must never hide in it.  (One exception: a segment
+ * whose sender left the TCP checksum to the receiver, in a carrier that
+ * vouches for its bytes -- VXLAN remote checksum offload -- has only its
+ * IPv4 header checksum verified; its TCP checksum field holds the
+ * pseudo-header sum, not a checksum.)  A frame that no second segment
  * joins is left exactly as it was.
  *
  * The frames are read from memory the caller owns (a port's receive
@@ -62,6 +66,7 @@
  * @psh:	a segment had PSH
  * @open:	more may join
  * @checked:	the first segment's checksums were verified
+ * @first_partial: its TCP checksum was left to the receiver (not verified)
  * @first:	the first segment (its whole frame, for the lazy check)
  * @first_len:	its length
  */
@@ -78,13 +83,15 @@ struct gro_flow {
 	bool psh;
 	bool open;
 	bool checked;
+	bool first_partial;
 	const uint8_t *first;
 	size_t first_len;
 };
 
-bool gro_start(struct gro_flow *g, const uint8_t *f, size_t len);
+bool gro_start(struct gro_flow *g, const uint8_t *f, size_t len,
+	       const struct virtio_net_hdr_v1 *vnet);
 bool gro_join(struct gro_flow *g, struct pkt *pkt, const uint8_t *f,
-	      size_t len);
+	      size_t len, const struct virtio_net_hdr_v1 *vnet);
 void gro_finish(struct gro_flow *g, struct pkt *pkt, uint8_t *hdr);
 
 #endif /* VHOSTD_GRO_H */

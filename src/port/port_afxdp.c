@@ -598,7 +598,7 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		/* Consecutive segments of one TCP flow join the frame before
 		 * them (net/gro.h): the guest gets TSO frames again.
 		 */
-		if (flow >= 0 && gro_join(&aq->flow, pkts[flow], f, d->len)) {
+		if (flow >= 0 && gro_join(&aq->flow, pkts[flow], f, d->len, NULL)) {
 			joined++;
 			continue;
 		}
@@ -613,7 +613,7 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		pkt->iov[0].iov_base = f;
 		pkt->iov[0].iov_len = d->len;
 		memcpy(&pkt->eth, f, ETH_HLEN);
-		flow = gro_start(&aq->flow, f, d->len) ? (int)n : -1;
+		flow = gro_start(&aq->flow, f, d->len, NULL) ? (int)n : -1;
 		pkts[n++] = pkt;
 	}
 	if (flow >= 0 && aq->flow.segs > 1) {

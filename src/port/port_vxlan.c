@@ -84,6 +84,13 @@
 
 #define VXLAN_HLEN		8
 #define VXLAN_FLAGS_I		0x08000000U	/* host order: I flag only */
+/* Remote checksum offload (draft-herbert-vxlan-rco, as Linux's vxlan
+ * remcsumtx/remcsumrx speak it): the R flag, and in the VNI word's low
+ * byte the inner checksum's start / 2 and a bit for UDP (else TCP).
+ */
+#define VXLAN_FLAGS_RCO		0x00200000U
+#define VXLAN_RCO_UDP		0x80U
+#define VXLAN_RCO_START_MAX	(0x7fU << 1)
 #define VXLAN_VNI_MAX		0xffffffU
 #define VXLAN_REMOTES		16	/* remote= keys in a spec */
 #define VXLAN_VTEPS		64	/* VTEPs one port knows */
@@ -127,6 +134,7 @@ enum {
 	VX_C_MTU_UNDERLAY,
 	VX_C_GRO_JOINED,
 	VX_C_GRO_FRAMES,
+	VX_C_RCO_RX,
 };
 
 /**
@@ -142,6 +150,7 @@ enum {
  * @src_ports:	src-ports= sending sockets, one ephemeral port each
  * @learning:	learning= learn MACs from arriving frames
  * @gro:	gro= join arriving TCP segments into GSO frames
+ * @remcsum:	remcsum= remote checksum offload, both ways
  */
 struct vxlan_opts {
 	struct port_ip local;
@@ -154,6 +163,7 @@ struct vxlan_opts {
 	unsigned int src_ports;
 	bool learning;
 	bool gro;
+	bool remcsum;
 };
 
 #define VX_OPT(f)	PORT_OPT_AT(struct vxlan_opts, f)
@@ -193,11 +203,17 @@ static const struct port_opt vxlan_opts[] = {
 	  .def = 1, .help = "learn MAC -> VTEP from arriving frames" },
 	{ .key = "gro", .type = PORT_OPT_BOOL, VX_OPT(gro),
 	  .def = 1, .help = "join arriving TCP segments into one frame" },
+	{ .key = "remcsum", .type = PORT_OPT_BOOL, VX_OPT(remcsum),
+	  .def = 0, .help = "remote checksum offload both ways: inner "
+	  "checksums left to the receiver, under the outer UDP checksum "
+	  "(a Linux peer needs udpcsum remcsumtx remcsumrx)" },
 };
 
 _Static_assert(sizeof(struct vxlan_opts) <= PORT_OPTS_SIZE,
 	       "vxlan options fit a port spec");
 _Static_assert(VXLAN_VTEPS <= 256, "a VTEP index fits a table word");
+_Static_assert(VX_C_RCO_RX < sizeof(((struct port_stats *)0)->type) /
+	       sizeof(uint64_t), "the counters fit struct port_stats");
 _Static_assert(VXLAN_REMOTES <= VXLAN_BATCH,
 	       "a flooded datagram's copies fit one batch");
 
@@ -250,6 +266,7 @@ struct vxlan_vtep {
  * @vtep_max:	vtep-max-macs=
  * @learning:	learning=
  * @gro:	gro=
+ * @remcsum:	remcsum=
  * @udp_gso:	the sending sockets take UDP_SEGMENT: a segmented frame's
  *		datagrams leave in one send (cleared, once, if the kernel
  *		refuses it: no checksum offload on the route, an old kernel)
@@ -291,6 +308,7 @@ struct vxlan_priv {
 	unsigned int vtep_max;
 	bool learning;
 	bool gro;
+	bool remcsum;
 	bool udp_gso;
 	uint64_t seed;
 	struct vlock lock;
@@ -628,6 +646,7 @@ static int vxlan_open(struct port *p, const struct port_spec *spec)
 	v->vtep_max = o->vtep_max_macs;
 	v->learning = o->learning;
 	v->gro = o->gro;
+	v->remcsum = o->remcsum;
 	if (getrandom(&v->seed, sizeof(v->seed), GRND_NONBLOCK) !=
 	    (ssize_t)sizeof(v->seed))
 		v->seed = (uint64_t)vxlan_now() * 0x9e3779b97f4a7c15ULL ^
@@ -821,7 +840,8 @@ static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
 	if (len - VXLAN_HLEN > PKT_FRAME_MAX)
 		return STATS_DROP_TOO_BIG;
 	memcpy(hdr, buf, sizeof(hdr));
-	if (hdr[0] != htonl(VXLAN_FLAGS_I)) {
+	if (hdr[0] != htonl(VXLAN_FLAGS_I) &&
+	    (!v->remcsum || hdr[0] != htonl(VXLAN_FLAGS_I | VXLAN_FLAGS_RCO))) {
 		stats_add(vxlan_ctr(p, VX_C_BAD_HEADER), 1);
 		return STATS_DROP_BAD_DESC;
 	}
@@ -848,6 +868,25 @@ static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
 
 	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
 	pkt->src_feat = 0;	/* the wire carries no offload metadata */
+	if (hdr[0] & htonl(VXLAN_FLAGS_RCO)) {
+		/* The sender left the inner checksum to us, its field the
+		 * pseudo-header sum: it goes on as NEEDS_CSUM, its bytes
+		 * vouched for by the outer UDP checksum the kernel verified.
+		 */
+		uint32_t rco = ntohl(hdr[1]) & 0xffU;
+		uint32_t start = (rco & ~VXLAN_RCO_UDP) << 1;
+		uint32_t off = rco & VXLAN_RCO_UDP ? 6 : ETH_TCP_OFF_CSUM;
+
+		if (start < ETH_HLEN || start + off + 2 > flen) {
+			stats_add(vxlan_ctr(p, VX_C_BAD_HEADER), 1);
+			return STATS_DROP_BAD_DESC;
+		}
+		pkt->vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		pkt->vnet.csum_start = htole16((uint16_t)start);
+		pkt->vnet.csum_offset = htole16((uint16_t)off);
+		pkt->src_feat = 1ULL << VIRTIO_NET_F_CSUM;
+		stats_add(vxlan_ctr(p, VX_C_RCO_RX), 1);
+	}
 	pkt->len = (uint32_t)flen;
 	pkt->iovcnt = 1;
 	pkt->iov[0].iov_base = buf + VXLAN_HLEN;
@@ -1006,7 +1045,7 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 		 * frame.
 		 */
 		if (flow >= 0 && gro_join(&v->flow, pkts[flow], buf + VXLAN_HLEN,
-					  v->pkts[n].len)) {
+					  v->pkts[n].len, &v->pkts[n].vnet)) {
 			joined++;
 			continue;
 		}
@@ -1015,7 +1054,8 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 			frames++;
 		}
 		flow = v->gro && gro_start(&v->flow, buf + VXLAN_HLEN,
-					   v->pkts[n].len) ? (int)n : -1;
+					   v->pkts[n].len, &v->pkts[n].vnet) ?
+		       (int)n : -1;
 		pkts[n] = &v->pkts[n];
 		n++;
 	}
@@ -1065,6 +1105,8 @@ static void vxlan_rx_end(struct port *p, uint32_t q, struct port_turn *turn)
  * @frame:	the frame (index in the xmit) each message carries
  * @iov:	per message slot: header, then the datagram's pieces
  * @hdr:	per message slot: a segment's rebuilt headers, or a checksum
+ * @vxh:	per message slot: its VXLAN header when it is not the
+ *		port's (remote checksum offload: the checksum's place in it)
  * @n:		messages in the batch
  * @fd:		the socket they leave from
  * @why:	per frame of the xmit: the first drop reason, 0 if none
@@ -1081,6 +1123,7 @@ struct vxlan_tx {
 	uint8_t frame[VXLAN_BATCH];
 	struct iovec iov[VXLAN_BATCH][VXLAN_IOV];
 	uint8_t hdr[VXLAN_BATCH][GSO_HDR_MAX];
+	uint32_t vxh[VXLAN_BATCH][2];
 	unsigned int n;
 	int fd;
 	uint8_t why[PORT_BURST];
@@ -1182,19 +1225,20 @@ static void vxlan_room(struct vxlan_priv *v, struct vxlan_tx *t,
  * @t:		the batch, with room for @nt messages (vxlan_room()): slot
  *		@t->n holds the datagram, its @iov from index 1 on (@cnt
  *		pieces), maybe pointing into its @hdr; the copies share it
+ * @vxh:	its VXLAN header (8 bytes, kept until the batch is sent)
  * @cnt:	pieces after the VXLAN header
  * @f:		the frame's index in the xmit
  * @targets:	VTEP indexes, @nt of them
  * @nt:		how many
  */
 static void vxlan_queue(struct vxlan_priv *v, struct vxlan_tx *t,
-			unsigned int cnt, unsigned int f,
+			const uint32_t *vxh, unsigned int cnt, unsigned int f,
 			const uint8_t *targets, unsigned int nt)
 {
 	struct iovec *iov = t->iov[t->n];
 	unsigned int k;
 
-	iov[0].iov_base = v->hdr;
+	iov[0].iov_base = (void *)(uintptr_t)vxh;
 	iov[0].iov_len = VXLAN_HLEN;
 	for (k = 0; k < nt; k++) {
 		struct msghdr *m = &t->msg[t->n].msg_hdr;
@@ -1252,6 +1296,31 @@ static size_t vxlan_l3_len(const struct pkt *pkt, size_t len)
 }
 
 /**
+ * vxlan_rco() - whether a frame leaves with its checksum to the receiver
+ * @v:		port state
+ * @pkt:	frame (NEEDS_CSUM validated by gso_plan())
+ * @vxh:	out: its VXLAN header with the checksum's place (if true)
+ * Return: true with remcsum= on and a TCP or UDP checksum the header can
+ *	   describe (start even, at most 254 bytes in), as Linux's
+ *	   remcsumtx decides it
+ */
+static bool vxlan_rco(const struct vxlan_priv *v, const struct pkt *pkt,
+		      uint32_t vxh[2])
+{
+	uint32_t start = le16toh(pkt->vnet.csum_start);
+	uint32_t off = le16toh(pkt->vnet.csum_offset);
+
+	if (!v->remcsum || !(pkt->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) ||
+	    start < ETH_HLEN || (start & 1) || start > VXLAN_RCO_START_MAX ||
+	    (off != ETH_TCP_OFF_CSUM && off != 6) || start + off + 2 > pkt->len)
+		return false;
+	vxh[0] = htonl(VXLAN_FLAGS_I | VXLAN_FLAGS_RCO);
+	vxh[1] = v->hdr[1] | htonl((start >> 1) |
+				   (off == 6 ? VXLAN_RCO_UDP : 0));
+	return true;
+}
+
+/**
  * vxlan_gso() - a segmented frame's datagrams in UDP GSO sends
  * @p:		port
  * @v:		port state
@@ -1275,13 +1344,18 @@ static int vxlan_gso(struct port *p, struct vxlan_priv *v, struct vxlan_tx *t,
 		     const struct pkt *pkt, unsigned int f,
 		     const uint8_t *targets, unsigned int nt)
 {
+	uint32_t rco[2];
+	const uint32_t *vxh = vxlan_rco(v, pkt, rco) ? rco : v->hdr;
 	struct gso_iter it;
 	struct gso_seg seg;
 	size_t size = 0;
 	bool more = true;
 	int n;
 
-	if (gso_init(&it, pkt, false))
+	/* With remote checksum offload the segments keep the pseudo-header
+	 * sum (partial) and the payload is only copied.
+	 */
+	if (gso_init(&it, pkt, vxh == rco))
 		return STATS_DROP_OFFLOAD;
 	while (more) {
 		unsigned int segs = 0, k;
@@ -1311,7 +1385,7 @@ static int vxlan_gso(struct port *p, struct vxlan_priv *v, struct vxlan_tx *t,
 				}
 				size = VXLAN_HLEN + seg.len;
 			}
-			memcpy(d, v->hdr, VXLAN_HLEN);
+			memcpy(d, vxh, VXLAN_HLEN);
 			total += VXLAN_HLEN + seg.len;
 			segs++;
 		}
@@ -1361,10 +1435,12 @@ static int vxlan_frame(struct port *p, struct vxlan_priv *v,
 		       unsigned int f)
 {
 	uint8_t targets[VXLAN_VTEPS];
+	uint32_t res_vxh[2];
 	struct gso_csum res;
 	struct gso_iter it;
 	struct gso_seg seg;
 	unsigned int nt, fd;
+	bool rco;
 	struct iovec *iov;
 	int a, b, n;
 
@@ -1395,6 +1471,13 @@ static int vxlan_frame(struct port *p, struct vxlan_priv *v,
 	case GSO_ACT_CSUM:
 		if (vxlan_l3_len(pkt, pkt->len) > v->mtu)
 			goto mtu;
+		if (vxlan_rco(v, pkt, t->vxh[t->n])) {
+			memcpy(iov + 1, pkt->iov,
+			       pkt->iovcnt * sizeof(iov[0]));
+			vxlan_queue(v, t, t->vxh[t->n], pkt->iovcnt, f,
+				    targets, nt);
+			return 0;
+		}
 		/* Up to the checksum, the checksum from the slot, the rest:
 		 * the source is never written.
 		 */
@@ -1413,23 +1496,28 @@ static int vxlan_frame(struct port *p, struct vxlan_priv *v,
 			      &iov[2 + a], PKT_IOV_MAX + 1 - (unsigned int)a);
 		if (b < 0)
 			return STATS_DROP_OFFLOAD;
-		vxlan_queue(v, t, (unsigned int)(a + 1 + b), f, targets, nt);
+		vxlan_queue(v, t, v->hdr, (unsigned int)(a + 1 + b), f,
+			    targets, nt);
 		return 0;
 	case GSO_ACT_SEGMENT:
 		if (__atomic_load_n(&v->udp_gso, __ATOMIC_RELAXED))
 			return vxlan_gso(p, v, t, pkt, f, targets, nt);
-		if (gso_init(&it, pkt, false))
+		rco = vxlan_rco(v, pkt, res_vxh);
+		if (gso_init(&it, pkt, rco))
 			return STATS_DROP_OFFLOAD;
 		for (;;) {
 			vxlan_room(v, t, nt);
 			iov = t->iov[t->n];
+			memcpy(t->vxh[t->n], rco ? res_vxh : v->hdr,
+			       sizeof(res_vxh));
 			n = gso_next(&it, t->hdr[t->n], iov + 1, VXLAN_IOV - 1,
 				     &seg);
 			if (n <= 0)
 				break;
 			if (vxlan_l3_len(pkt, seg.len) > v->mtu)
 				goto mtu;
-			vxlan_queue(v, t, (unsigned int)n, f, targets, nt);
+			vxlan_queue(v, t, t->vxh[t->n], (unsigned int)n, f,
+				    targets, nt);
 		}
 		return n < 0 ? STATS_DROP_OFFLOAD : 0;
 	default:
@@ -1440,7 +1528,7 @@ pass:
 	if (vxlan_l3_len(pkt, pkt->len) > v->mtu)
 		goto mtu;
 	memcpy(iov + 1, pkt->iov, pkt->iovcnt * sizeof(iov[0]));
-	vxlan_queue(v, t, pkt->iovcnt, f, targets, nt);
+	vxlan_queue(v, t, v->hdr, pkt->iovcnt, f, targets, nt);
 	return 0;
 mtu:
 	stats_add(vxlan_ctr(p, VX_C_MTU_INNER), 1);
@@ -1925,6 +2013,10 @@ static const struct stats_desc vxlan_desc[] = {
 	{ .key = "gro_frames", .metric = "vxlan_gro_frames_total",
 	  .help = "Frames made of more than one arriving segment (gro=).",
 	  STATS_AT(type[VX_C_GRO_FRAMES]) },
+	{ .key = "remcsum_rx", .metric = "vxlan_remcsum_rx_total",
+	  .help = "Datagrams whose sender left the inner checksum to us "
+		  "(remcsum=).",
+	  STATS_AT(type[VX_C_RCO_RX]) },
 	{ .key = "bursts", .metric = "vxlan_bursts_total",
 	  .help = "Worker turns that took datagrams from the socket.",
 	  STATS_AT(polls) },

@@ -12,11 +12,16 @@
  *            bit 4: the rest is also a "vxlan add" argument, bit 5 a
  *            "vxlan del" one (the command parser, VTEP allocation)
  *   [1..]    the datagram, header and all
+ * The port takes remote checksum offload (remcsum=on), so the RCO flag
+ * and its start/offset byte are the input's too, and frames sent back
+ * out leave with RCO where their metadata allows.
  * The datagram goes to the port with sendto() and is taken with its
  * rx_burst; every frame out must lie inside the port's buffer and be as
- * long as the datagram less the header.  Nothing may crash, leak or read
+ * long as the datagram less the header, and a checksum it leaves to the
+ * receiver must lie inside it.  Nothing may crash, leak or read
  * out of bounds (ASan, UBSan).
  */
+#include <endian.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,7 +68,8 @@ static bool fz_open(void)
 	struct port_spec ps;
 
 	snprintf(spec, sizeof(spec), "vxlan,local=127.0.0.1,remote=127.0.0.2,"
-		 "remote=127.0.0.3,vni=77,dstport=%u,ageing=1", dport);
+		 "remote=127.0.0.3,vni=77,dstport=%u,ageing=1,remcsum=on",
+		 dport);
 	if (!ops || conf_parse_port(spec, 0, &ps, err, sizeof(err)))
 		return false;
 	port_host = &stub_host;
@@ -138,6 +144,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (pkts[i]->iovcnt != 1 || pkts[i]->len < 14 ||
 			    pkts[i]->iov[0].iov_len != pkts[i]->len ||
 			    memcmp(&pkts[i]->eth, pkts[i]->iov[0].iov_base, 14))
+				abort();
+			if ((pkts[i]->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+			    (uint32_t)le16toh(pkts[i]->vnet.csum_start) +
+			    le16toh(pkts[i]->vnet.csum_offset) + 2 > pkts[i]->len)
 				abort();
 		}
 		if (n && (mode & 4))

@@ -18,6 +18,12 @@
 #                   one encapsulation; the kernel's segments joined again
 #                   (gro_joined); a datagram over the underlay's MTU
 #                   counted as mtu_underlay, never fragmented
+#   vxlan-rco       remote checksum offload against Linux's (udpcsum
+#                   remcsumtx remcsumrx) with B's veth checksumming
+#                   left to the device: ping, iperf3 both ways, 4 MiB each
+#                   way intact; both directions' datagrams carry the RCO
+#                   flag (tcpdump), vhostd takes them (remcsum_rx) and
+#                   joins the kernel's segments unverified (gro_joined)
 #   vxlan-move      C's MAC moves to host D: the first frame from D moves
 #                   vhostd's entry (mac_moves), and A reaches it there
 #   vxlan-static    vhostctl vxlan add/del: a static entry sends to its
@@ -67,7 +73,7 @@ vx_cleanup() {
 IT_CLEANUP_HOOK=vx_cleanup
 
 VX=(vxlan fdb)
-ALL=(vxlan-kernel vxlan-move vxlan-static vxlan-tenants vxlan-hostile
+ALL=(vxlan-kernel vxlan-rco vxlan-move vxlan-static vxlan-tenants vxlan-hostile
      vxlan-kernel6 vxlan-spec)
 for t in socat iperf3 tcpdump python3 ethtool; do
 	if ! command -v $t >/dev/null; then
@@ -91,19 +97,25 @@ ns() {
 		net.ipv6.conf.default.accept_dad=0
 }
 
-# topo 4|6: the namespaces and links above (IPv6: A-B only, 2001:2::/64)
+# topo 4|6 [rco]: the namespaces and links above (IPv6: A-B only,
+#   2001:2::/64); rco: B's kernel vxlan speaks remote checksum offload
+#   and B's veth keeps its checksumming (RCO carries what it leaves out)
 topo() {
-	local fam=$1
+	local fam=$1 rco=()	# B's vxlan speaks RCO: its keys
 	ns "$NA" && ns "$NB" && ns "$NC" || return 1
 	ip link add ua netns "$NA" type veth peer name ub netns "$NB" || return 1
 	ip -n "$NA" link set ua mtu 1600 up
 	ip -n "$NB" link set ub mtu 1600 up
-	ip netns exec "$NB" ethtool -K ub tx off >/dev/null || return 1
+	if [ "${2:-}" = rco ]; then
+		rco=(udpcsum remcsumtx remcsumrx)
+	else
+		ip netns exec "$NB" ethtool -K ub tx off >/dev/null || return 1
+	fi
 	if [ "$fam" = 4 ]; then
 		ip -n "$NA" addr add 198.18.0.1/24 dev ua
 		ip -n "$NB" addr add 198.18.0.2/24 dev ub
 		ip -n "$NB" link add vx0 type vxlan id 42 local 198.18.0.2 \
-			remote 198.18.0.1 dstport 4789 || return 1
+			remote 198.18.0.1 dstport 4789 "${rco[@]}" || return 1
 	else
 		ip -n "$NA" addr add 2001:2::1/64 dev ua nodad
 		ip -n "$NB" addr add 2001:2::2/64 dev ub nodad
@@ -275,6 +287,66 @@ if wanted vxlan-kernel; then
 		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
 	fi
 	finish vxlan-kernel "$detail"
+fi
+
+# ---- vxlan-rco ------------------------------------------------------------
+if wanted vxlan-rco; then
+	ERR=
+	if topo 4 rco &&
+	   vx_start local=198.18.0.1 remote=198.18.0.2 remcsum=on; then
+		ping_ok "$NA" 198.19.1.2
+		ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -c 400 -w "$TMP/ul.pcap" \
+			udp >/dev/null 2>&1 &
+		td=$!
+		BGPIDS+=("$td")
+		sleep 0.5
+		up=$(iperf "$NA" "$NC" 198.19.1.2)
+		[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
+		down=$(iperf "$NC" "$NA" 198.19.1.1)
+		[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
+		wait "$td"
+		xfer "$NA" "$NC" 198.19.1.2
+		xfer "$NC" "$NA" 198.19.1.1
+		# RCO datagrams both ways: flags 0x08 | 0x20 (tcpdump prints
+		# the flags byte; the R bit is in the next one), so read the
+		# VXLAN header's first two bytes off the raw capture.
+		seen=$(python3 - "$TMP/ul.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+off, n = 24, {}
+while off + 16 <= len(d):
+    incl = struct.unpack('<I', d[off + 8:off + 12])[0]
+    p = d[off + 16:off + 16 + incl]
+    off += 16 + incl
+    if len(p) < 14 + 20 + 8 + 8 or p[12:14] != b'\x08\x00':
+        continue
+    ihl = (p[14] & 15) * 4
+    udp = 14 + ihl
+    if struct.unpack('!H', p[udp + 2:udp + 4])[0] != 4789:
+        continue
+    src = '.'.join(str(b) for b in p[26:30])
+    ucs = struct.unpack('!H', p[udp + 6:udp + 8])[0]
+    vx = p[udp + 8:udp + 16]
+    k = (src, vx[0] == 8 and vx[1] == 0x20, ucs != 0)
+    n[k] = n.get(k, 0) + 1
+print(' '.join('%s,%s,%s=%d' % (a, int(b), int(c), v)
+               for (a, b, c), v in sorted(n.items())))
+PY
+)
+		for h in 198.18.0.1 198.18.0.2; do
+			grep -q "$h,1,1=" <<<"$seen" ||
+				ERR="${ERR:+$ERR; }capture: no RCO datagram with a UDP checksum from $h ($seen)"
+		done
+		check_ctr vx0 .remcsum_rx -gt 100
+		check_ctr vx0 .gro_joined -gt 100
+		for c in bad_header bad_vni foreign; do
+			check_ctr vx0 ".$c" -eq 0
+		done
+		detail="ping; iperf3 A->C ${up:-?} Mbit/s, C->A ${down:-?} Mbit/s; 4 MiB each way intact; RCO both ways ($seen)"
+	else
+		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
+	fi
+	finish vxlan-rco "$detail"
 fi
 
 # ---- vxlan-move -----------------------------------------------------------

@@ -198,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_plan_bounds),
 		cmocka_unit_test(test_gro_roundtrip),
 		cmocka_unit_test(test_gro_refusals),
+		cmocka_unit_test(test_gro_partial),
 		cmocka_unit_test(test_gro_two_frames),
 	};
 	const struct CMUnitTest kernel[] = {

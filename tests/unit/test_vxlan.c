@@ -22,8 +22,14 @@
  *    GSO message (what a vhostd peer sends), too;
  *  - UDP GRO: 40 datagrams in one message give a 32-frame burst and an
  *    8-frame one, in order, none lost, the turn not dry in between;
+ *  - remcsum=: a TSO frame leaves as segments whose VXLAN headers carry
+ *    the RCO flag and the checksum's place and whose TCP checksum field
+ *    is the pseudo-header sum; sent back so, they are taken as
+ *    NEEDS_CSUM, join unverified into one TSO frame, and a header
+ *    pointing outside its frame is refused;
  *  - vtep-max-macs= and ageing=.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -214,19 +220,19 @@ static ssize_t recv_vx(unsigned int i, uint8_t *buf, size_t cap, bool wait)
 }
 
 /**
- * send_vx() - a datagram to the port from 127.0.0.@last
+ * send_vx_w() - a datagram to the port from 127.0.0.@last
  * @last:	source address's last byte (a remote, or a stranger)
  * @flags:	first header word
- * @vni:	VNI
+ * @word:	second header word (VNI << 8, the reserved byte)
  * @f:		inner frame
  * @len:	its length
  */
-static void send_vx(unsigned int last, uint32_t flags, uint32_t vni,
-		    const uint8_t *f, size_t len)
+static void send_vx_w(unsigned int last, uint32_t flags, uint32_t word,
+		      const uint8_t *f, size_t len)
 {
 	static uint8_t d[70000];
 	struct sockaddr_in to = { .sin_family = AF_INET };
-	uint32_t h[2] = { htonl(flags), htonl(vni << 8) };
+	uint32_t h[2] = { htonl(flags), htonl(word) };
 	int fd = udp_at(last, 0);
 
 	assert_true(fd >= 0);
@@ -237,6 +243,13 @@ static void send_vx(unsigned int last, uint32_t flags, uint32_t vni,
 	assert_int_equal(sendto(fd, d, len + 8, 0, (struct sockaddr *)&to,
 				sizeof(to)), (ssize_t)(len + 8));
 	close(fd);
+}
+
+/* send_vx() - as send_vx_w(), the second word VNI @vni, reserved 0 */
+static void send_vx(unsigned int last, uint32_t flags, uint32_t vni,
+		    const uint8_t *f, size_t len)
+{
+	send_vx_w(last, flags, vni << 8, f, len);
 }
 
 /**
@@ -429,6 +442,8 @@ static void test_hostile(void **state)
 	send_vx(2, 0x08000000, 4242, f, 4);		/* short */
 	send_vx(2, 0x0c000000, 4242, f, len);		/* flags */
 	send_vx(2, 0x08000001, 4242, f, len);		/* reserved bits */
+	/* RCO, not asked for: TCP checksum at 34, inside the frame */
+	send_vx_w(2, 0x08200000, 4242 << 8 | 34 >> 1, f, len);
 	send_vx(2, 0x08000000, 4243, f, len);		/* VNI */
 	send_vx(9, 0x08000000, 4242, f, len);		/* stranger */
 	memcpy(f + 6, group, 6);
@@ -443,7 +458,7 @@ static void test_hostile(void **state)
 	n = turn(pkts);
 	assert_int_equal(n, 1);
 	assert_int_equal(((uint8_t *)pkts[0]->iov[0].iov_base)[20], 11);
-	assert_int_equal(VX_BAD_HEADER, 3);
+	assert_int_equal(VX_BAD_HEADER, 4);
 	assert_int_equal(VX_BAD_VNI, 1);
 	assert_int_equal(CTR(peer_refused), 1);
 	assert_int_equal(CTR(drops[STATS_DROP_SPOOFED]), 3);
@@ -725,6 +740,93 @@ static void test_udp_gro(void **state)
 }
 
 /* vtep-max-macs=2: the third MAC is not learned; ageing=1: all go. */
+static int setup_rco(void **state)
+{
+	(void)state;
+	dport = 20000 + (unsigned int)getpid() % 30000;
+	return open_port(",remcsum=on");
+}
+
+/* remcsum=on: out with the checksum left to the receiver, in likewise. */
+static void test_rco(void **state)
+{
+	static uint8_t f[8000], d[8][1600];
+	struct pkt *pkts[PORT_BURST], pkt, *pp = &pkt;
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	uint8_t g[60], ph[12];
+	size_t len = frame_of(g, MAC_LOCAL, MAC_M, 1), done = 0;
+	ssize_t r[8];
+	unsigned int i, segs = 0;
+	int fd;
+
+	(void)state;
+	send_vx(3, 0x08000000, 4242, g, len);		/* M at .3 */
+	assert_int_equal(turn(pkts), 1);
+	tso_frame(&pkt, f, MAC_M, 5000, 1000);
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	while (done < 5000) {
+		uint8_t *x;
+		uint16_t c;
+
+		assert_true(segs < 8);
+		r[segs] = recv(peer[1], d[segs], sizeof(d[0]), 0);
+		assert_true(r[segs] > 8 + 54);
+		x = d[segs];
+		assert_int_equal(x[0], 0x08);			/* I */
+		assert_int_equal(x[1], 0x20);			/* R */
+		assert_int_equal(x[2] | x[3], 0);
+		assert_int_equal(x[4] << 16 | x[5] << 8 | x[6], 4242);
+		assert_int_equal(x[7], 34 >> 1);		/* TCP at 34 */
+		/* the TCP checksum field: the pseudo-header sum */
+		memcpy(ph, x + 8 + 26, 8);
+		ph[8] = 0;
+		ph[9] = 6;
+		ph[10] = (uint8_t)((r[segs] - 8 - 34) >> 8);
+		ph[11] = (uint8_t)(r[segs] - 8 - 34);
+		c = t4_fold(t4_sum(0, ph, 12));
+		assert_int_equal(x[8 + 34 + 16] << 8 | x[8 + 34 + 17], c);
+		assert_int_equal(x[8 + 54], (uint8_t)done);
+		done += (size_t)r[segs] - 8 - 54;
+		segs++;
+	}
+	assert_int_equal(segs, 5);
+
+	/* Back from .3 as they came: NEEDS_CSUM, joined without a look at
+	 * a TCP checksum that is not one.
+	 */
+	fd = udp_at(3, 0);
+	assert_true(fd >= 0);
+	to.sin_port = htons((uint16_t)dport);
+	to.sin_addr.s_addr = htonl(0x7f000001);
+	for (i = 0; i < segs; i++)
+		assert_int_equal(sendto(fd, d[i], (size_t)r[i], 0,
+					(struct sockaddr *)&to, sizeof(to)),
+				 r[i]);
+	assert_int_equal(turn(pkts), 1);
+	assert_int_equal(pkts[0]->vnet.gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
+	assert_int_equal(pkts[0]->vnet.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(pkts[0]->len, 54 + 5000);
+	assert_int_equal(CTR(type[8]), 4);		/* gro_joined */
+	assert_int_equal(CTR(type[10]), 5);		/* remcsum_rx */
+
+	/* One alone keeps the carrier's metadata; one whose checksum
+	 * would lie in its Ethernet header, or past its end, is refused.
+	 */
+	assert_int_equal(sendto(fd, d[4], (size_t)r[4], 0,
+				(struct sockaddr *)&to, sizeof(to)), r[4]);
+	assert_int_equal(turn(pkts), 1);
+	assert_int_equal(pkts[0]->vnet.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(pkts[0]->vnet.csum_start, htole16(34));
+	assert_int_equal(pkts[0]->vnet.csum_offset, htole16(16));
+	d[4][7] = 2;					/* start 4 */
+	sendto(fd, d[4], (size_t)r[4], 0, (struct sockaddr *)&to, sizeof(to));
+	d[4][7] = 0x7f;					/* start 254 */
+	sendto(fd, d[4], 8 + 100, 0, (struct sockaddr *)&to, sizeof(to));
+	assert_int_equal(turn(pkts), 0);
+	assert_int_equal(VX_BAD_HEADER, 2);
+	close(fd);
+}
+
 static void test_limits(void **state)
 {
 	struct pkt *pkts[PORT_BURST];
@@ -760,6 +862,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tso, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gro, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udp_gro, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rco, setup_rco, teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup_limits,
 						teardown),
 	};

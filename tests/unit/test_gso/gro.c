@@ -55,6 +55,9 @@ static void cut(struct frame *f)
 	assert_int_equal(n, 0);
 }
 
+/* The carrier's metadata join() hands GRO with each segment (NULL: none). */
+static const struct virtio_net_hdr_v1 *join_vnet;
+
 /**
  * join() - run segments [@from, @to) through GRO into @pkt
  * @g:		state
@@ -75,10 +78,10 @@ static unsigned int join(struct gro_flow *g, struct pkt *pkt, uint8_t *hdr,
 	pkt->iovcnt = 1;
 	pkt->iov[0].iov_base = seg_buf[from];
 	pkt->iov[0].iov_len = seg_len[from];
-	if (!gro_start(g, seg_buf[from], seg_len[from]))
+	if (!gro_start(g, seg_buf[from], seg_len[from], join_vnet))
 		return 1;
 	for (i = from + 1; i < to; i++) {
-		if (!gro_join(g, pkt, seg_buf[i], seg_len[i]))
+		if (!gro_join(g, pkt, seg_buf[i], seg_len[i], join_vnet))
 			break;
 		n++;
 	}
@@ -251,7 +254,7 @@ static void one_wrong(void (*fn)(uint8_t *s, size_t *len), unsigned int bad,
 		fail_msg("segment %u altered: %u joined, want %u", bad, got,
 			 want);
 	/* Nothing after a refusal joins, even if it would fit again. */
-	assert_false(gro_join(&g, &pkt, seg_buf[5], seg_len[5]));
+	assert_false(gro_join(&g, &pkt, seg_buf[5], seg_len[5], NULL));
 }
 
 /* tcp_fix() - a segment's TCP checksum redone (IPv4, TCP at 34) */
@@ -317,6 +320,46 @@ void test_gro_refusals(void **state)
 	/* A short segment joins and ends the frame; so does PSH. */
 	one_wrong(w_short, 2, 3);
 	one_wrong(w_psh, 2, 3);
+}
+
+/* Segments whose TCP checksum the sender left to the receiver (VXLAN
+ * RCO: NEEDS_CSUM at the TCP checksum) join with their fields holding
+ * anything; the IPv4 header's checksum is still checked; metadata that
+ * points elsewhere buys nothing.
+ */
+void test_gro_partial(void **state)
+{
+	struct spec s = { .tcp_flags = 0x10, .pay_len = 6000, .mss = 1000 };
+	struct virtio_net_hdr_v1 v = {
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+		.csum_start = htole16(34), .csum_offset = htole16(16),
+	};
+	static uint8_t got[FRAME_MAX];
+	uint8_t hdr[GRO_HDR_MAX];
+	struct gro_flow g;
+	struct pkt pkt;
+	unsigned int i;
+
+	(void)state;
+	build(&fr, &s);
+	cut(&fr);
+	assert_int_equal(nseg, 6);
+	for (i = 0; i < nseg; i++)
+		seg_buf[i][34 + 16] ^= 0x5a;	/* not a checksum any more */
+	join_vnet = &v;
+	assert_int_equal(join(&g, &pkt, hdr, 0, nseg), 6);
+	assert_int_equal(flat(&pkt, got), 54 + 6000);
+	assert_memory_equal(got + 54, fr.buf + 54, 6000);
+	assert_int_equal(pkt.vnet.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	v.csum_start = htole16(36);		/* not the TCP checksum */
+	assert_int_equal(join(&g, &pkt, hdr, 0, nseg), 1);
+	v.csum_start = htole16(34);
+	v.flags = 0;
+	assert_int_equal(join(&g, &pkt, hdr, 0, nseg), 1);
+	v.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	seg_buf[2][14 + 10] ^= 1;		/* IPv4 header checksum */
+	assert_int_equal(join(&g, &pkt, hdr, 0, nseg), 2);
+	join_vnet = NULL;
 }
 
 /* Two frames joined in one pass: each keeps its own headers. */

@@ -80,6 +80,7 @@ void random_spec(struct spec *s);
 void rebuild_flat(struct frame *f);
 void test_segment_random(void **state);
 void test_segment_flat(void **state);
+void test_gro_partial(void **state);
 void test_segment_fixed(void **state);
 void test_segment_edges(void **state);
 void test_segment_nospc(void **state);
