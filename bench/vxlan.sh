@@ -17,7 +17,8 @@
 # "tcp" is one iperf3 TCP stream between the two hosts' own stacks, 64
 # KiB TSO frames and GRO as the kernel does them: vxlan runs it over a
 # TAP port of each vhostd (the TAP standing in for a guest's NIC) and
-# its vxlan port; tapbr over the same TAP port and a second TAP port
+# its vxlan port (rco: with remcsum=on at both ends, so that neither end
+# sums the payload); tapbr over the same TAP port and a second TAP port
 # bridged to a kernel vxlan device (what the vbench "kernel" mode is for
 # a guest); kernel over a kernel vxlan device holding the address itself
 # (no vhostd at all: the TAP hops are then vhostd's handicap alone).  ("tso", vbench's 64 KiB
@@ -120,10 +121,12 @@ start_tcp() {
 	local n me peer i=0
 	for n in "$NA" "$NB"; do
 		me=198.18.0.$((i + 1)) peer=198.18.0.$((2 - i))
-		if [ "$1" = vxlan ]; then
+		if [ "$1" = vxlan ] || [ "$1" = rco ]; then
+			rco=
+			[ "$1" = rco ] && rco=,remcsum=on
 			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
 				--port "tap,ifname=tk,name=tk" \
-				--port "vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx" \
+				--port "vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx$rco" \
 				>"$T/log$i" 2>&1 &
 			PIDS+=("$!")
 			for _ in $(seq 100); do
@@ -178,7 +181,7 @@ stop_pair() {
 for r in $(seq "$ROUNDS"); do
 	for size in $SIZES; do
 		modes="vxlan kernel"
-		[ "$size" = tcp ] && modes="vxlan tapbr kernel"
+		[ "$size" = tcp ] && modes="vxlan rco tapbr kernel"
 		for mode in $modes; do
 			if [ "$size" = tcp ]; then
 				start_tcp "$mode"
@@ -222,8 +225,11 @@ for size in $SIZES; do
 			s, vg, vm, kg, km, (kg > 0 ? vg / kg : 0) }'
 	if [ "$size" = tcp ]; then
 		tg=$(med tapbr gbps)
-		awk -v vg="$vg" -v tg="$tg" 'BEGIN {
+		rg=$(med rco gbps)
+		awk -v vg="$vg" -v tg="$tg" -v rg="$rg" -v kg="$kg" 'BEGIN {
 			printf "  tcp   vxlan %7.3f Gbit/s  tapbr  %7.3f Gbit/s                ratio %.2f\n",
-				vg, tg, (tg > 0 ? vg / tg : 0) }'
+				vg, tg, (tg > 0 ? vg / tg : 0)
+			printf "  tcp   rco   %7.3f Gbit/s  tapbr  %7.3f Gbit/s                ratio %.2f (kernel alone %.2f)\n",
+				rg, tg, (tg > 0 ? rg / tg : 0), (kg > 0 ? rg / kg : 0) }'
 	fi
 done
