@@ -16,7 +16,9 @@
 # (gro_joined), no bad header, VNI, foreign datagram or MTU drop; both
 # vhostd alive and no sanitizer report in their logs.
 #
-# Environment: VHOSTD (default build/vhostd), VX_SECONDS (5), KEEP=1.
+# Environment: VHOSTD (default build/vhostd), VX_SECONDS (5), KEEP=1,
+# VX_KEYS (more vxlan port keys for both, e.g. ",remcsum=on": then both
+# ports must also have taken RCO datagrams, remcsum_rx).
 # With $TEST_RESULTS set, one PASS/FAIL line.  Root; everything stays in
 # the two netns (198.18.0.0/24 underlay, 198.19.2.0/24 overlay).
 set -euo pipefail
@@ -24,6 +26,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib.sh"
 
 VX_SECONDS=${VX_SECONDS:-5}
+VX_KEYS=${VX_KEYS:-}
 vg_need_vhostd netns jq
 vg_ensure_image
 
@@ -73,12 +76,12 @@ ip -n "$NS2" link set u2 mtu 1600 up
 
 ip netns exec "$NS" "$VHOSTD" \
 	--port "vhost-user,path=$VG_DIR/vm1.sock,name=vm1" \
-	--port "vxlan,local=198.18.0.1,remote=198.18.0.2,vni=42,name=vx" \
+	--port "vxlan,local=198.18.0.1,remote=198.18.0.2,vni=42,name=vx$VX_KEYS" \
 	--ctl "$VG_DIR/ctl1.sock" </dev/null >"$VLOG" 2>&1 &
 VHOSTD_PID=$!
 ip netns exec "$NS2" "$VHOSTD" \
 	--port "vhost-user,path=$VG_DIR/vm2.sock,name=vm2" \
-	--port "vxlan,local=198.18.0.2,remote=198.18.0.1,vni=42,name=vx" \
+	--port "vxlan,local=198.18.0.2,remote=198.18.0.1,vni=42,name=vx$VX_KEYS" \
 	--ctl "$VG_DIR/ctl2.sock" </dev/null >"$VLOG2" 2>&1 &
 VHOSTD2_PID=$!
 VG_EXTRA_PIDS+=("$VHOSTD2_PID")
@@ -145,7 +148,9 @@ vg_log "sockperf pp 256 B: p50 ${p50:-?} us, p99 ${p99:-?} us"
 for c in 1 2; do
 	j=$(timeout 10 "$VHOSTCTL" --json --ctl "$VG_DIR/ctl$c.sock" stats) || { fail "vhostd$c stats"; continue; }
 	vx=$(jq -c '.ports[] | select(.name == "vx")' <<<"$j")
-	for k in rx_packets tx_packets gro_joined; do
+	want=(rx_packets tx_packets gro_joined)
+	[[ $VX_KEYS == *remcsum=on* ]] && want+=(remcsum_rx)
+	for k in "${want[@]}"; do
 		v=$(jq -r ".$k" <<<"$vx")
 		[ "${v:-0}" -gt 0 ] || fail "vhostd$c vx $k=$v"
 	done
@@ -159,7 +164,7 @@ for l in "$VLOG" "$VLOG2"; do
 	grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$l" && fail "sanitizer report in $l"
 done
 
-detail="g1<->g2 over VXLAN: ping both ways, iperf3 ${GB[g1]:-?}/${GB[g2]:-?} Gbit/s, 8 MiB sha256 intact, sockperf 256 B p50 ${p50:-?} us p99 ${p99:-?} us, GRO on both ends"
+detail="g1<->g2 over VXLAN: ping both ways, iperf3 ${GB[g1]:-?}/${GB[g2]:-?} Gbit/s, 8 MiB sha256 intact, sockperf 256 B p50 ${p50:-?} us p99 ${p99:-?} us, GRO on both ends${VX_KEYS:+ ($VX_KEYS)}"
 if [ -z "$ERR" ]; then
 	echo "PASS guest-vxlan  $detail"
 	[ -z "${TEST_RESULTS:-}" ] || echo "PASS guest-vxlan $detail" >>"$TEST_RESULTS"
