@@ -598,7 +598,8 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		/* Consecutive segments of one TCP flow join the frame before
 		 * them (net/gro.h): the guest gets TSO frames again.
 		 */
-		if (flow >= 0 && gro_join(&aq->flow, pkts[flow], f, d->len, NULL)) {
+		if (flow >= 0 &&
+		    gro_join(&aq->flow, pkts[flow], f, d->len, NULL)) {
 			joined++;
 			continue;
 		}

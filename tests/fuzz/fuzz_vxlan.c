@@ -141,13 +141,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		n = port.ops->rx_burst(&port, 0, pkts, PORT_BURST, &turn);
 		for (i = 0; i < n; i++) {
+			const struct virtio_net_hdr_v1 *v = &pkts[i]->vnet;
+
 			if (pkts[i]->iovcnt != 1 || pkts[i]->len < 14 ||
 			    pkts[i]->iov[0].iov_len != pkts[i]->len ||
 			    memcmp(&pkts[i]->eth, pkts[i]->iov[0].iov_base, 14))
 				abort();
-			if ((pkts[i]->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
-			    (uint32_t)le16toh(pkts[i]->vnet.csum_start) +
-			    le16toh(pkts[i]->vnet.csum_offset) + 2 > pkts[i]->len)
+			if ((v->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+			    (uint32_t)le16toh(v->csum_start) +
+			    le16toh(v->csum_offset) + 2 > pkts[i]->len)
 				abort();
 		}
 		if (n && (mode & 4))
