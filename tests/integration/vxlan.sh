@@ -203,6 +203,26 @@ iperf() {
 	jq -r '.end.sum_received.bits_per_second / 1e6 | floor' <<<"$out"
 }
 
+# exchange N: A and C talk (the underlay captured at ub, N datagrams,
+#   into $TMP/ul.pcap): iperf3 both ways (Mbit/s in $up and $down), then
+#   4 MiB each way byte for byte
+exchange() {
+	local td
+	ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -c "$1" \
+		-w "$TMP/ul.pcap" udp >/dev/null 2>&1 &
+	td=$!
+	BGPIDS+=("$td")
+	sleep 0.5
+	# (iperf runs in a subshell: its ERR is lost, its number not)
+	up=$(iperf "$NA" "$NC" 198.19.1.2)
+	[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
+	down=$(iperf "$NC" "$NA" 198.19.1.1)
+	[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
+	wait "$td"
+	xfer "$NA" "$NC" 198.19.1.2
+	xfer "$NC" "$NA" 198.19.1.1
+}
+
 # ping_ok NS IP: three pings answered
 ping_ok() {
 	ip netns exec "$1" ping -c 3 -i 0.2 -W 2 "$2" >/dev/null 2>&1 ||
@@ -222,19 +242,7 @@ if wanted vxlan-kernel; then
 	ERR=
 	if topo 4 && vx_start local=198.18.0.1 remote=198.18.0.2; then
 		ping_ok "$NA" 198.19.1.2
-		ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -c 40 -w "$TMP/ul.pcap" \
-			udp >/dev/null 2>&1 &
-		td=$!
-		BGPIDS+=("$td")
-		sleep 0.5
-		# (iperf runs in a subshell: its ERR is lost, its number not)
-		up=$(iperf "$NA" "$NC" 198.19.1.2)
-		[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
-		down=$(iperf "$NC" "$NA" 198.19.1.1)
-		[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
-		wait "$td"
-		xfer "$NA" "$NC" 198.19.1.2
-		xfer "$NC" "$NA" 198.19.1.1
+		exchange 40
 		# The capture: every datagram VXLAN to 4789, VNI 42, from an
 		# ephemeral port (ours or the kernel's), one encapsulation.
 		dump=$(tcpdump -r "$TMP/ul.pcap" -nn -v 2>/dev/null)
@@ -295,18 +303,7 @@ if wanted vxlan-rco; then
 	if topo 4 rco &&
 	   vx_start local=198.18.0.1 remote=198.18.0.2 remcsum=on; then
 		ping_ok "$NA" 198.19.1.2
-		ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -c 400 -w "$TMP/ul.pcap" \
-			udp >/dev/null 2>&1 &
-		td=$!
-		BGPIDS+=("$td")
-		sleep 0.5
-		up=$(iperf "$NA" "$NC" 198.19.1.2)
-		[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
-		down=$(iperf "$NC" "$NA" 198.19.1.1)
-		[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
-		wait "$td"
-		xfer "$NA" "$NC" 198.19.1.2
-		xfer "$NC" "$NA" 198.19.1.1
+		exchange 400
 		# RCO datagrams both ways: flags 0x08 | 0x20 (tcpdump prints
 		# the flags byte; the R bit is in the next one), so read the
 		# VXLAN header's first two bytes off the raw capture.
