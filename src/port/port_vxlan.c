@@ -875,7 +875,8 @@ static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
 		 */
 		uint32_t rco = ntohl(hdr[1]) & 0xffU;
 		uint32_t start = (rco & ~VXLAN_RCO_UDP) << 1;
-		uint32_t off = rco & VXLAN_RCO_UDP ? 6 : ETH_TCP_OFF_CSUM;
+		uint32_t off = rco & VXLAN_RCO_UDP ? ETH_UDP_OFF_CSUM :
+			       ETH_TCP_OFF_CSUM;
 
 		if (start < ETH_HLEN || start + off + 2 > flen) {
 			stats_add(vxlan_ctr(p, VX_C_BAD_HEADER), 1);
@@ -1312,11 +1313,12 @@ static bool vxlan_rco(const struct vxlan_priv *v, const struct pkt *pkt,
 
 	if (!v->remcsum || !(pkt->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) ||
 	    start < ETH_HLEN || (start & 1) || start > VXLAN_RCO_START_MAX ||
-	    (off != ETH_TCP_OFF_CSUM && off != 6) || start + off + 2 > pkt->len)
+	    (off != ETH_TCP_OFF_CSUM && off != ETH_UDP_OFF_CSUM) ||
+	    start + off + 2 > pkt->len)
 		return false;
 	vxh[0] = htonl(VXLAN_FLAGS_I | VXLAN_FLAGS_RCO);
-	vxh[1] = v->hdr[1] | htonl((start >> 1) |
-				   (off == 6 ? VXLAN_RCO_UDP : 0));
+	vxh[1] = v->hdr[1] | htonl((start >> 1) | (off == ETH_UDP_OFF_CSUM ?
+						   VXLAN_RCO_UDP : 0));
 	return true;
 }
 
