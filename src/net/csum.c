@@ -161,38 +161,29 @@ uint32_t csum_copy(void *dst, const void *src, size_t len, uint32_t sum)
 
 /**
  * csum_copy_iov() - gather a scatter-gather list into a flat buffer and
- *		     sum the bytes from an offset on
- * @dst:	destination, room for the list's @len first bytes
+ *		     sum what it copied
+ * @dst:	destination, room for @len bytes
  * @iov:	segments (any lengths, including odd and zero)
  * @cnt:	number of segments
  * @len:	bytes to copy (the list may hold more)
- * @from:	the sum covers [@from, @len) of the copy; @from even counts
- *		as an even offset
- * @sum:	partial sum to continue from
+ * @sum:	partial sum to continue from; the first byte counts as
+ *		sitting at an even offset
  *
- * Return: new partial sum over the range, as csum_iov() would give it
+ * Return: new partial sum, as csum_iov(@iov, @cnt, 0, @len, @sum) gives it
  */
 uint32_t csum_copy_iov(void *dst, const struct iovec *iov, unsigned int cnt,
-		       size_t len, size_t from, uint32_t sum)
+		       size_t len, uint32_t sum)
 {
 	uint8_t *d = dst;
 	size_t pos = 0;
 	unsigned int i;
 
 	for (i = 0; i < cnt && pos < len; i++) {
-		const uint8_t *s = iov[i].iov_base;
-		size_t n = iov[i].iov_len, skip = 0;
+		size_t n = iov[i].iov_len < len - pos ? iov[i].iov_len :
+			   len - pos;
 
-		if (n > len - pos)
-			n = len - pos;
-		if (pos < from) {
-			skip = from - pos < n ? from - pos : n;
-			memcpy(d + pos, s, skip);
-		}
-		if (n > skip)
-			sum = csum_add(sum, csum_shift(csum_copy(d + pos + skip,
-					s + skip, n - skip, 0),
-					(int)((pos + skip - from) & 1)));
+		sum = csum_add(sum, csum_shift(csum_copy(d + pos,
+				iov[i].iov_base, n, 0), (int)(pos & 1)));
 		pos += n;
 	}
 	return sum;

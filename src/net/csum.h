@@ -79,7 +79,7 @@ uint32_t csum_iov(const struct iovec *iov, unsigned int cnt, size_t off,
 		  size_t len, uint32_t sum);
 uint32_t csum_copy(void *dst, const void *src, size_t len, uint32_t sum);
 uint32_t csum_copy_iov(void *dst, const struct iovec *iov, unsigned int cnt,
-		       size_t len, size_t from, uint32_t sum);
+		       size_t len, uint32_t sum);
 uint32_t csum_pseudo_ipv4(const void *saddr, const void *daddr,
 			  uint8_t proto, uint32_t l4len, uint32_t sum);
 uint32_t csum_pseudo_ipv6(const void *saddr, const void *daddr,

@@ -568,7 +568,7 @@ int gso_next_flat(struct gso_iter *it, uint8_t *dst, size_t room,
 	 */
 	sum = csum_partial(dst + it->h.l4_off, hlen - it->h.l4_off, 0);
 	sum = csum_copy_iov(dst + hlen, out + 1, (unsigned int)n - 1,
-			    seg->payload, 0, sum);
+			    seg->payload, sum);
 	c = csum_fold(sum);
 	if (!c && it->h.l4_proto == IPPROTO_UDP)
 		c = 0xffff;
