@@ -102,11 +102,14 @@ sender() {
 
 # sample: every port's rx_bytes and tx_bytes and the time, into $TMP/s<N>
 sample() {
-	{
-		date +%s%N
-		timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |
-			jq -r '.ports[] | "\(.name) \(.rx_bytes) \(.tx_bytes)"'
-	} >"$TMP/s$1"
+	local t0 t1 out
+	t0=$(date +%s%N)
+	out=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |
+		jq -r '.ports[] | "\(.name) \(.rx_bytes) \(.tx_bytes)"')
+	t1=$(date +%s%N)
+	# The counters were read somewhere in [t0, t1]: under load the
+	# call alone can take a tenth of the window, so its midpoint.
+	printf '%s\n%s\n' "$(( (t0 + t1) / 2 ))" "$out" >"$TMP/s$1"
 }
 
 # mbps N0 N1 NAME rx|tx: that counter's rate between samples, Mbit/s
