@@ -233,7 +233,8 @@ int portctl_add(const char *spec, const char *ctl_path, bool apply,
  * @err:	one-line message on failure
  * @errlen:	its size
  *
- * Return: the removed port's index, or -ENOENT with @err set
+ * Return: the removed port's index, or -ENOENT or -EBUSY (it carries a
+ *	   tunnel's underlay) with @err set
  * Context: control thread, workers running
  */
 int portctl_del(const char *name, bool apply, char *err, size_t errlen)
@@ -244,6 +245,12 @@ int portctl_del(const char *name, bool apply, char *err, size_t errlen)
 		snprintf(err, errlen, "port del: no port named '%.*s'",
 			 CONF_NAME_MAX, name);
 		return -ENOENT;
+	}
+	if (switch_port((unsigned int)idx)->carrying) {
+		snprintf(err, errlen, "port del: %.*s carries a tunnel port's "
+			 "underlay (its via=): remove that port first",
+			 CONF_NAME_MAX, name);
+		return -EBUSY;
 	}
 	if (!apply)
 		return idx;

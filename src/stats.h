@@ -166,8 +166,8 @@ struct port_stats {
 	uint64_t peer_refused;
 	uint64_t polls;
 	uint64_t connects;
-	uint64_t type[11];
-	uint64_t spare[2];
+	uint64_t type[14];
+	uint64_t spare[7];
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
 /* @spare ends the struct: every other word is a counter, described. */

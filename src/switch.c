@@ -1783,8 +1783,9 @@ struct fdb *switch_fdb(void)
  */
 void switch_fini(void)
 {
-	unsigned int i, n = switch_port_count();
+	unsigned int i = switch_port_count();
 
-	for (i = 0; i < n; i++)
+	/* Last first: a tunnel (vxlan via=) comes after its carrier. */
+	while (i--)
 		switch_port_del(i);
 }

@@ -501,6 +501,61 @@ struct port_cmd {
 };
 
 /**
+ * DOC: Theory of Operation - one port carrying another's underlay (via=)
+ *
+ * A tunnel port (vxlan) may have its datagrams carried by another port's
+ * raw frames (afxdp) instead of the host's sockets: the tunnel owns an
+ * underlay address on the carrier's wire (net/underlay.h), the carrier
+ * shows it every frame it reads before the switch sees any (@rx: the
+ * tunnel keeps its datagrams, ARP and ND for its address; the rest goes
+ * on to the switch as the carrier's), and the tunnel writes whole frames
+ * into the carrier's TX buffers (port_ops @ul_tx_*).  The tunnel's
+ * inner frames enter the switch from the carrier's worker, as the
+ * tunnel's (port_forward()), straight from the carrier's buffers.
+ */
+
+/**
+ * enum port_ul_verdict - what a carried frame is to its tunnel
+ * @PORT_UL_PASS:	not the tunnel's: the carrier's, for the switch
+ * @PORT_UL_TAKEN:	the tunnel's, used up (answered, noted, dropped
+ *			and counted)
+ * @PORT_UL_FRAME:	the tunnel's: the inner frame it carries, in place,
+ *			is described in @pkt, to enter the switch from the
+ *			tunnel
+ */
+enum port_ul_verdict {
+	PORT_UL_PASS,
+	PORT_UL_TAKEN,
+	PORT_UL_FRAME,
+};
+
+/**
+ * struct port_underlay - a tunnel port's attachment to its carrier
+ * @client:	the tunnel port (set by it)
+ * @rx:		the tunnel's (carrier's worker, any of its queues at once):
+ *		what frame @f (@len bytes, read-only, valid until the
+ *		carrier's rx_done) is to it; with PORT_UL_FRAME @pkt
+ *		describes the inner frame inside @f
+ * @gro:	the tunnel's: join the TCP segments it keeps (net/gro.h)
+ * @gro_ctr:	the tunnel's: its "segments joined" counter's index in
+ *		struct port_stats @type, "frames joined" the next
+ * @mac:	the carrier's (set by @ul_attach): its interface's MAC
+ * @frame_max:	the carrier's: the largest frame it sends (its MTU and an
+ *		Ethernet header)
+ * @queues:	the carrier's: its TX queues (@ul_tx_begin's @q below this)
+ */
+struct port_underlay {
+	struct port *client;
+	enum port_ul_verdict (*rx)(struct port *client, uint8_t *f,
+				   size_t len, struct pkt *pkt);
+	bool gro;
+	unsigned int gro_ctr;
+	uint8_t mac[6];
+	uint32_t frame_max;
+	unsigned int queues;
+};
+
+/**
  * struct port_ops - a port type
  * @type:	name used in --port specs ("vhost-user", "tap")
  * @name_prefix: default port name, before the port's index ("vu")
@@ -612,6 +667,21 @@ struct port_cmd {
  *		goes to, 0 for none known: where a reader should put a
  *		flow's frames (a hint: @lend_commit checks the pair).
  *		Without it a port has one pair
+ *
+ * Carrying a tunnel's underlay (optional, all six or none; see struct
+ * port_underlay):
+ * @ul_attach:	control thread, start-up: show @ul every frame read from
+ *		now on and fill its @mac and @frame_max; 0, or -EBUSY if a
+ *		tunnel is attached already
+ * @ul_detach:	control thread: no more; returns once no worker is in
+ *		@ul->rx
+ * @ul_tx_begin: any thread: lock TX queue @q (a flow's: its hash modulo
+ *		@queues) and return it (a cookie for the calls below)
+ * @ul_tx_buf:	a free TX buffer of @frame_max bytes on queue @txq, or NULL
+ *		(none: the frame is dropped); the same one until put
+ * @ul_tx_put:	send the first @len bytes of the buffer @ul_tx_buf gave;
+ *		0, or -ENOBUFS (the TX ring full: the buffer stays free)
+ * @ul_tx_end:	have what was put sent, unlock
  */
 struct port_ops {
 	const char *type;
@@ -652,6 +722,12 @@ struct port_ops {
 	void (*lend_end)(struct port *p, struct port_lend *l);
 	unsigned int (*lend_flows)(struct port *p, uint8_t *table,
 				   uint32_t *on);
+	int (*ul_attach)(struct port *p, struct port_underlay *ul);
+	void (*ul_detach)(struct port *p);
+	void *(*ul_tx_begin)(struct port *p, unsigned int q);
+	uint8_t *(*ul_tx_buf)(struct port *p, void *txq);
+	int (*ul_tx_put)(struct port *p, void *txq, uint32_t len);
+	void (*ul_tx_end)(struct port *p, void *txq);
 };
 
 /**
@@ -676,6 +752,9 @@ struct port_ops {
  *		port_lend_rx()); return frames in @pkts for switch_forward()
  * @lend_flows:	port @idx's lend_flows(@table, @on), or 0 if it is gone or
  *		has none
+ * @forward:	worker: frames of port @src, read by another port on its
+ *		behalf (a carried tunnel's), into the switch as @src's
+ * @find:	control thread: the port named @name, or NULL
  * @inject:	control thread: forward one frame of the port's own making
  *		(a RARP announcing a migrated guest) as if @src received it,
  *		under the rules @src's frames follow (MAC lock, quota,
@@ -702,6 +781,9 @@ struct port_host {
 				struct port_turn *turn);
 	unsigned int (*lend_flows)(unsigned int idx, uint8_t *table,
 				   uint32_t *on);
+	void (*forward)(struct port *src, struct pkt *const *pkts,
+			unsigned int n);
+	struct port *(*find)(const char *name);
 	void (*inject)(struct port *src, struct pkt *pkt);
 };
 
@@ -737,6 +819,8 @@ extern struct port_env port_env;
  *		write through port_ctr(), read by ctl through the tables
  *		of stats.h
  * @log:	rate limit of this port's log lines (log.h), any thread
+ * @carrying:	the port carries a tunnel's underlay (port_ops @ul_attach):
+ *		it cannot be removed before the tunnel (control thread)
  * @priv:	type-specific state, @ops->priv_size bytes
  */
 struct port {
@@ -747,6 +831,7 @@ struct port {
 	const struct port_ops *ops;
 	struct port_stats stats[STATS_SLOTS];
 	struct log_src log;
+	bool carrying;
 	void *priv;
 };
 
@@ -834,6 +919,20 @@ static inline void port_inject(struct port *src, struct pkt *pkt)
 {
 	if (port_host && port_host->inject)
 		port_host->inject(src, pkt);
+}
+
+/* port_forward() - see struct port_host; dropped without a host */
+static inline void port_forward(struct port *src, struct pkt *const *pkts,
+				unsigned int n)
+{
+	if (port_host && port_host->forward)
+		port_host->forward(src, pkts, n);
+}
+
+/* port_find() - see struct port_host; NULL without a host */
+static inline struct port *port_find(const char *name)
+{
+	return port_host && port_host->find ? port_host->find(name) : NULL;
 }
 
 /* port_lenders() - see struct port_host; none without a host */

@@ -143,7 +143,12 @@ _Static_assert(sizeof(struct afxdp_opts) <= PORT_OPTS_SIZE,
  * @pkts:	that burst's frames, described in place
  * @flow:	the TCP frame being joined from the burst's segments
  * @gro_hdr:	the headers of each joined frame, by its index in @pkts
- * @qs:		per-queue counters (relaxed; the reader and the senders)
+ * @upkts:	the burst's inner frames of a carried tunnel (via=),
+ *		described in place by the tunnel
+ * @uflow:	their TCP frame being joined
+ * @ugro_hdr:	their joined frames' headers
+ * @qs:		per-queue counters (relaxed; the reader and the senders):
+ *		every frame on the wire, a carried tunnel's too
  */
 struct afxdp_q {
 	uint8_t *area;
@@ -162,6 +167,9 @@ struct afxdp_q {
 	struct pkt pkts[PORT_BURST];
 	struct gro_flow flow;
 	uint8_t gro_hdr[PORT_BURST][GRO_HDR_MAX];
+	struct pkt upkts[PORT_BURST];
+	struct gro_flow uflow;
+	uint8_t ugro_hdr[PORT_BURST][GRO_HDR_MAX];
 	struct port_queue_stats qs;
 };
 
@@ -175,11 +183,18 @@ struct afxdp_q {
  * @link_fd:	its link to the interface, -1 when none (closing it
  *		detaches the program)
  * @native:	attached in driver mode (else generic)
+ * @ul:		the tunnel whose underlay the port carries, NULL if none
+ *		(atomic: the readers load it once a burst)
+ * @ifname:	the interface
+ * @mac:	its MAC
  * @q:		the queues
  */
 struct afxdp_priv {
 	unsigned int nq;
 	int ifindex;
+	struct port_underlay *ul;
+	char ifname[PORT_IFNAME_MAX];
+	uint8_t mac[ETH_ALEN];
 	uint32_t frame_max;
 	int map_fd;
 	int prog_fd;
@@ -259,11 +274,12 @@ static unsigned int afxdp_rx_queues(const char *ifname)
 }
 
 /**
- * afxdp_mtu() - the interface's MTU
+ * afxdp_ifinfo() - the interface's MTU and MAC
  * @ifname:	interface
+ * @mac:	out: its MAC (left zero if it cannot be read)
  * Return: the MTU, or 1500 if it cannot be read
  */
-static unsigned int afxdp_mtu(const char *ifname)
+static unsigned int afxdp_ifinfo(const char *ifname, uint8_t *mac)
 {
 	struct ifreq ifr = { 0 };
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -274,6 +290,8 @@ static unsigned int afxdp_mtu(const char *ifname)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	if (!ioctl(fd, SIOCGIFMTU, &ifr) && ifr.ifr_mtu > 0)
 		mtu = (unsigned int)ifr.ifr_mtu;
+	if (!ioctl(fd, SIOCGIFHWADDR, &ifr))
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
 	close(fd);
 	return mtu;
 }
@@ -476,7 +494,8 @@ static int afxdp_open(struct port *p, const struct port_spec *spec)
 		return -EINVAL;
 	}
 	x->nq = o->queues;
-	x->frame_max = afxdp_mtu(o->ifname) + ETH_HLEN + 4;
+	snprintf(x->ifname, sizeof(x->ifname), "%s", o->ifname);
+	x->frame_max = afxdp_ifinfo(o->ifname, x->mac) + ETH_HLEN + 4;
 	if (x->frame_max > AFXDP_FRAME)
 		x->frame_max = AFXDP_FRAME;
 
@@ -550,6 +569,89 @@ static bool afxdp_rx_begin(struct port *p, uint32_t q, struct port_turn *turn)
 }
 
 /**
+ * struct afxdp_sink - one burst's frames for one source port: the
+ *		       port's own, or a carried tunnel's
+ * @pkts:	where the frames are described (the next one at [@n])
+ * @out:	the frames handed on
+ * @flow:	the TCP frame being joined
+ * @gro_hdr:	joined frames' headers, by index
+ * @n:		frames in @out
+ * @open:	the index of the frame being joined, -1 if none
+ * @gro:	join TCP segments
+ * @ctr:	the source port's "joined" counter in its type[] (the next
+ *		one: "frames")
+ * @joined:	segments joined to the frame before
+ * @frames:	frames made of more than one
+ */
+struct afxdp_sink {
+	struct pkt *pkts;
+	struct pkt **out;
+	struct gro_flow *flow;
+	uint8_t (*gro_hdr)[GRO_HDR_MAX];
+	unsigned int n;
+	int open;
+	bool gro;
+	unsigned int ctr;
+	unsigned int joined;
+	unsigned int frames;
+};
+
+/**
+ * afxdp_take() - the frame described at @s->pkts[@s->n] into the burst,
+ *		  or joined to the TCP frame before it
+ * @s:		sink
+ * @l2:		the frame's bytes (its Ethernet header first)
+ *
+ * Consecutive segments of one TCP flow join the frame before them
+ * (net/gro.h): the guest gets TSO frames again.
+ */
+static void afxdp_take(struct afxdp_sink *s, const uint8_t *l2)
+{
+	struct pkt *pkt = &s->pkts[s->n];
+
+	if (s->open >= 0 &&
+	    gro_join(s->flow, s->out[s->open], l2, pkt->len, &pkt->vnet)) {
+		s->joined++;
+		return;
+	}
+	if (s->open >= 0 && s->flow->segs > 1) {
+		gro_finish(s->flow, s->out[s->open], s->gro_hdr[s->open]);
+		s->frames++;
+	}
+	s->open = s->gro && gro_start(s->flow, l2, pkt->len, &pkt->vnet) ?
+		  (int)s->n : -1;
+	s->out[s->n++] = pkt;
+}
+
+/**
+ * afxdp_sink_end() - the burst is read: finish the frame being joined,
+ *		      count
+ * @s:		sink
+ * @p:		its source port
+ */
+static void afxdp_sink_end(struct afxdp_sink *s, struct port *p)
+{
+	uint64_t bytes = 0;
+	unsigned int i;
+
+	if (s->open >= 0 && s->flow->segs > 1) {
+		gro_finish(s->flow, s->out[s->open], s->gro_hdr[s->open]);
+		s->frames++;
+	}
+	for (i = 0; i < s->n; i++)
+		bytes += s->out[i]->len;
+	if (s->joined) {
+		stats_add(&port_ctr(p)->type[s->ctr], s->joined);
+		stats_add(&port_ctr(p)->type[s->ctr + 1], s->frames);
+	}
+	if (s->n) {
+		stats_add(&port_ctr(p)->rx_packets, s->n);
+		stats_add(&port_ctr(p)->rx_bytes, bytes);
+		stats_add(&port_ctr(p)->polls, 1);
+	}
+}
+
+/**
  * afxdp_rx_burst() - up to @max frames of queue @q, in UMEM
  * @p:		port
  * @q:		queue
@@ -558,6 +660,10 @@ static bool afxdp_rx_begin(struct port *p, uint32_t q, struct port_turn *turn)
  * @turn:	frames taken added to @turn->done; @turn->dry when the RX
  *		ring is empty
  *
+ * With a tunnel carried (via=), each frame is the tunnel's first: what
+ * it keeps of the burst enters the switch here, as its frames (straight
+ * from UMEM, joined as the port's own are), before the rest is returned.
+ *
  * Context: the worker owning the queue
  * Return: frames in @pkts
  */
@@ -565,11 +671,22 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 				   struct pkt **pkts, unsigned int max,
 				   struct port_turn *turn)
 {
-	struct afxdp_q *aq = &((struct afxdp_priv *)p->priv)->q[q];
-	unsigned int i, r, n = 0, bad = 0, joined = 0, frames = 0;
-	uint64_t bytes = 0;
+	struct afxdp_priv *x = p->priv;
+	struct afxdp_q *aq = &x->q[q];
+	struct port_underlay *ul = __atomic_load_n(&x->ul, __ATOMIC_ACQUIRE);
+	struct pkt *upkts[PORT_BURST];
+	struct afxdp_sink own = {
+		.pkts = aq->pkts, .out = pkts, .flow = &aq->flow,
+		.gro_hdr = aq->gro_hdr, .open = -1, .gro = true,
+		.ctr = AX_C_GRO_JOINED,
+	};
+	struct afxdp_sink tun = {
+		.pkts = aq->upkts, .out = upkts, .flow = &aq->uflow,
+		.gro_hdr = aq->ugro_hdr, .open = -1,
+	};
+	unsigned int i, r, bad = 0;
+	uint64_t wire = 0;
 	uint32_t idx;
-	int flow = -1;
 
 	max = MIN(max, (unsigned int)PORT_BURST);
 	r = xsk_ring_cons__peek(&aq->rx, max, &idx);
@@ -580,12 +697,16 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		turn->dry = true;
 		return 0;
 	}
+	if (ul) {
+		tun.gro = ul->gro;
+		tun.ctr = ul->gro_ctr;
+	}
 	for (i = 0; i < r; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&aq->rx,
 								  idx + i);
 		uint64_t base = xsk_umem__extract_addr(d->addr);
 		uint64_t off = xsk_umem__add_offset_to_addr(d->addr);
-		struct pkt *pkt = &aq->pkts[n];
+		struct pkt *pkt = &aq->pkts[own.n];
 		uint8_t *f = aq->area + off;
 
 		aq->held[aq->nheld++] = base;
@@ -595,17 +716,19 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 			bad++;
 			continue;
 		}
-		/* Consecutive segments of one TCP flow join the frame before
-		 * them (net/gro.h): the guest gets TSO frames again.
-		 */
-		if (flow >= 0 &&
-		    gro_join(&aq->flow, pkts[flow], f, d->len, NULL)) {
-			joined++;
-			continue;
-		}
-		if (flow >= 0 && aq->flow.segs > 1) {
-			gro_finish(&aq->flow, pkts[flow], aq->gro_hdr[flow]);
-			frames++;
+		wire += d->len;
+		if (ul) {
+			struct pkt *u = &aq->upkts[tun.n];
+
+			switch (ul->rx(ul->client, f, d->len, u)) {
+			case PORT_UL_FRAME:
+				afxdp_take(&tun, u->iov[0].iov_base);
+				continue;
+			case PORT_UL_TAKEN:
+				continue;
+			default:
+				break;
+			}
 		}
 		memset(&pkt->vnet, 0, sizeof(pkt->vnet));
 		pkt->src_feat = 0;	/* the wire: no offload metadata */
@@ -614,18 +737,7 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		pkt->iov[0].iov_base = f;
 		pkt->iov[0].iov_len = d->len;
 		memcpy(&pkt->eth, f, ETH_HLEN);
-		flow = gro_start(&aq->flow, f, d->len, NULL) ? (int)n : -1;
-		pkts[n++] = pkt;
-	}
-	if (flow >= 0 && aq->flow.segs > 1) {
-		gro_finish(&aq->flow, pkts[flow], aq->gro_hdr[flow]);
-		frames++;
-	}
-	for (i = 0; i < n; i++)
-		bytes += pkts[i]->len;
-	if (joined) {
-		stats_add(&port_ctr(p)->type[AX_C_GRO_JOINED], joined);
-		stats_add(&port_ctr(p)->type[AX_C_GRO_FRAMES], frames);
+		afxdp_take(&own, f);
 	}
 	xsk_ring_cons__release(&aq->rx, r);
 	if (r < max)
@@ -633,14 +745,18 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 	turn->done += r;
 	if (bad)
 		stats_add(&port_ctr(p)->drops[STATS_DROP_RUNT], bad);
-	if (n) {
-		stats_add(&port_ctr(p)->rx_packets, n);
-		stats_add(&port_ctr(p)->rx_bytes, bytes);
-		stats_add(&port_ctr(p)->polls, 1);
-		__atomic_fetch_add(&aq->qs.rx_packets, n, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&aq->qs.rx_bytes, bytes, __ATOMIC_RELAXED);
+	afxdp_sink_end(&own, p);
+	if (ul) {
+		afxdp_sink_end(&tun, ul->client);
+		if (tun.n)
+			port_forward(ul->client, upkts, tun.n);
 	}
-	return n;
+	if (r > bad) {
+		__atomic_fetch_add(&aq->qs.rx_packets, r - bad,
+				   __ATOMIC_RELAXED);
+		__atomic_fetch_add(&aq->qs.rx_bytes, wire, __ATOMIC_RELAXED);
+	}
+	return own.n;
 }
 
 /**
@@ -873,6 +989,121 @@ static unsigned int afxdp_xmit(struct port *p, struct pkt *const *pkts,
 }
 
 /**
+ * afxdp_ul_attach() - carry a tunnel's underlay (port_ops @ul_attach)
+ * @p:		port
+ * @ul:		the tunnel's attachment: @mac and @frame_max filled
+ * Return: 0, or -EBUSY if the port carries one already
+ *
+ * Context: control thread, start-up
+ */
+static int afxdp_ul_attach(struct port *p, struct port_underlay *ul)
+{
+	struct afxdp_priv *x = p->priv;
+
+	if (p->carrying)
+		return -EBUSY;
+	memcpy(ul->mac, x->mac, ETH_ALEN);
+	ul->frame_max = x->frame_max - 4;	/* untagged */
+	ul->queues = x->nq;
+	p->carrying = true;
+	__atomic_store_n(&x->ul, ul, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/**
+ * afxdp_ul_detach() - carry it no more (port_ops @ul_detach)
+ * @p:		port
+ *
+ * Context: control thread
+ */
+static void afxdp_ul_detach(struct port *p)
+{
+	struct afxdp_priv *x = p->priv;
+
+	__atomic_store_n(&x->ul, NULL, __ATOMIC_RELEASE);
+	port_quiesce();		/* no reader is in the tunnel's rx now */
+	p->carrying = false;
+}
+
+/**
+ * afxdp_ul_tx_begin() - lock a TX queue (port_ops @ul_tx_begin)
+ * @p:		port
+ * @q:		the queue, below @nq
+ * Return: the queue
+ */
+static void *afxdp_ul_tx_begin(struct port *p, unsigned int q)
+	NO_TSA	/* unlocked by afxdp_ul_tx_end() */
+{
+	struct afxdp_priv *x = p->priv;
+	struct afxdp_q *aq = &x->q[q < x->nq ? q : 0];
+
+	vlock_lock(&aq->txlock);
+	return aq;
+}
+
+/**
+ * afxdp_ul_tx_buf() - a free TX frame (port_ops @ul_tx_buf)
+ * @p:		port
+ * @txq:	the locked queue
+ * Return: its bytes (AFXDP_FRAME of them), or NULL if none is free
+ */
+static uint8_t *afxdp_ul_tx_buf(struct port *p, void *txq) NO_TSA
+{
+	struct afxdp_q *aq = txq;
+
+	if (!aq->ntxfree)
+		afxdp_reclaim(aq);
+	if (!aq->ntxfree) {
+		stats_add(&port_ctr(p)->type[AX_C_TX_FULL], 1);
+		return NULL;
+	}
+	return aq->area + aq->txfree[aq->ntxfree - 1];
+}
+
+/**
+ * afxdp_ul_tx_put() - the frame in the last buffer into the TX ring
+ *		       (port_ops @ul_tx_put)
+ * @p:		port
+ * @txq:	the locked queue
+ * @len:	the frame's length
+ * Return: 0, or -ENOBUFS (the ring is full)
+ */
+static int afxdp_ul_tx_put(struct port *p, void *txq, uint32_t len) NO_TSA
+{
+	struct afxdp_q *aq = txq;
+	struct xdp_desc *d;
+	uint32_t idx;
+
+	if (!aq->ntxfree || len > AFXDP_FRAME ||
+	    xsk_ring_prod__reserve(&aq->tx, 1, &idx) != 1) {
+		stats_add(&port_ctr(p)->type[AX_C_TX_FULL], 1);
+		return -ENOBUFS;
+	}
+	d = xsk_ring_prod__tx_desc(&aq->tx, idx);
+	d->addr = aq->txfree[--aq->ntxfree];
+	d->len = len;
+	d->options = 0;
+	xsk_ring_prod__submit(&aq->tx, 1);
+	__atomic_fetch_add(&aq->qs.tx_packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&aq->qs.tx_bytes, len, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/**
+ * afxdp_ul_tx_end() - send what was put, unlock (port_ops @ul_tx_end)
+ * @p:		port
+ * @txq:	the locked queue
+ */
+static void afxdp_ul_tx_end(struct port *p, void *txq) NO_TSA
+{
+	struct afxdp_q *aq = txq;
+
+	(void)p;
+	afxdp_kick(aq);
+	vlock_unlock(&aq->txlock);
+}
+
+/**
  * afxdp_timer() - once a second: the kernel's XSK counters
  * @p:		port
  *
@@ -987,4 +1218,10 @@ const struct port_ops port_afxdp_ops = {
 	.timer		= afxdp_timer,
 	.queue_stats	= afxdp_queue_stats,
 	.counters	= afxdp_counters,
+	.ul_attach	= afxdp_ul_attach,
+	.ul_detach	= afxdp_ul_detach,
+	.ul_tx_begin	= afxdp_ul_tx_begin,
+	.ul_tx_buf	= afxdp_ul_tx_buf,
+	.ul_tx_put	= afxdp_ul_tx_put,
+	.ul_tx_end	= afxdp_ul_tx_end,
 };

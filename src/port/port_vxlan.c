@@ -76,10 +76,12 @@
 
 #include "port.h"
 #include "../lock.h"
+#include "../net/csum.h"
 #include "../net/flow.h"
 #include "../net/gro.h"
 #include "../net/gso.h"
 #include "../net/iov.h"
+#include "../net/underlay.h"
 #include "../util.h"
 
 #define VXLAN_HLEN		8
@@ -135,6 +137,9 @@ enum {
 	VX_C_GRO_JOINED,
 	VX_C_GRO_FRAMES,
 	VX_C_RCO_RX,
+	VX_C_NO_NEIGH,
+	VX_C_UL_BAD,
+	VX_C_UL_SENT,
 };
 
 /**
@@ -151,6 +156,8 @@ enum {
  * @learning:	learning= learn MACs from arriving frames
  * @gro:	gro= join arriving TCP segments into GSO frames
  * @remcsum:	remcsum= remote checksum offload, both ways
+ * @via:	via= the port whose frames carry the datagrams (empty: the
+ *		host's UDP sockets)
  */
 struct vxlan_opts {
 	struct port_ip local;
@@ -164,6 +171,7 @@ struct vxlan_opts {
 	bool learning;
 	bool gro;
 	bool remcsum;
+	char via[PORT_NAME_MAX];
 };
 
 #define VX_OPT(f)	PORT_OPT_AT(struct vxlan_opts, f)
@@ -207,12 +215,18 @@ static const struct port_opt vxlan_opts[] = {
 	  .def = 0, .help = "remote checksum offload both ways: inner "
 	  "checksums left to the receiver, under the outer UDP checksum "
 	  "(a Linux peer needs udpcsum remcsumtx remcsumrx)" },
+	{ .key = "via", .type = PORT_OPT_NAME, VX_OPT(via),
+	  .flags = PORT_OPT_STARTUP,
+	  .help = "PORT: an afxdp port (named before this one) whose "
+		  "interface carries the datagrams: local= is vhostd's own "
+		  "address there (ARP, ND, echo answered)" },
 };
 
 _Static_assert(sizeof(struct vxlan_opts) <= PORT_OPTS_SIZE,
 	       "vxlan options fit a port spec");
 _Static_assert(VXLAN_VTEPS <= 256, "a VTEP index fits a table word");
-_Static_assert(VX_C_RCO_RX < sizeof(((struct port_stats *)0)->type) /
+_Static_assert(VXLAN_VTEPS <= 64, "a set of VTEPs fits a word (via=)");
+_Static_assert(VX_C_UL_SENT < sizeof(((struct port_stats *)0)->type) /
 	       sizeof(uint64_t), "the counters fit struct port_stats");
 _Static_assert(VXLAN_REMOTES <= VXLAN_BATCH,
 	       "a flooded datagram's copies fit one batch");
@@ -239,6 +253,10 @@ union vxlan_sa {
  * @learned:	learned MAC entries that point here (under the lock)
  * @rx:		datagrams taken from it (the reading worker; relaxed)
  * @tx:		datagrams sent to it (any worker; atomic adds)
+ * @hw:		via=: its MAC on the carrier's wire, VX_W_VALID and the
+ *		MAC's key, 0 while unknown (atomic: any worker)
+ * @asked:	via=: the second its MAC was last asked for, plus one; 0
+ *		never (atomic)
  */
 struct vxlan_vtep {
 	union vxlan_sa sa;
@@ -248,6 +266,8 @@ struct vxlan_vtep {
 	unsigned int learned;
 	uint64_t rx;
 	uint64_t tx;
+	uint64_t hw;
+	uint32_t asked;
 };
 
 /**
@@ -275,7 +295,8 @@ struct vxlan_vtep {
  *		(a spinlock: every holder is brief; readers take none)
  * @vtep:	VTEPs by index; the @nflood remote= ones first, for good
  * @nflood:	remote= VTEPs
- * @last:	the reading worker's last source VTEP (a lookup hint)
+ * @last:	the last source VTEP (a lookup hint; relaxed atomics: with
+ *		via= the carrier's workers share it)
  * @mac:	the MAC table's words (atomic)
  * @age:	CLOCK_MONOTONIC second each entry was last seen (relaxed)
  * @bufs:	VXLAN_RX_SLOTS receive buffers of VXLAN_BUF_LEN bytes
@@ -293,6 +314,9 @@ struct vxlan_vtep {
  * @rxq.mi:	the message to take from next
  * @rxq.off:	where in it the next datagram starts
  * @rxq.drained: the read came back short: the socket had no more
+ * @via:	via=: the carrier, NULL with sockets
+ * @ul:		via=: the attachment to it
+ * @loc:	via=: our underlay addresses and port
  */
 struct vxlan_priv {
 	int fd;
@@ -335,6 +359,9 @@ struct vxlan_priv {
 		size_t off;
 		bool drained;
 	} rxq;
+	struct port *via;
+	struct port_underlay ul;
+	struct ul_local loc;
 };
 
 /* vxlan_now() - CLOCK_MONOTONIC seconds, for ageing */
@@ -524,6 +551,8 @@ static const char *vxlan_check(const void *opts, uint32_t given)
 		return "local= is a multicast address";
 	if (o->local.family == AF_INET && (o->local.a[0] & 0xf0) == 0xe0)
 		return "local= is a multicast address";
+	if (o->via[0] && o->remcsum)
+		return "remcsum= is for the socket underlay, not via=";
 	return NULL;
 }
 
@@ -618,6 +647,26 @@ static void vxlan_close_fds(struct vxlan_priv *v)
 }
 
 /**
+ * vxlan_remotes() - the remote= VTEPs, the first of the table
+ * @v:		port state
+ * @o:		options
+ */
+static void vxlan_remotes(struct vxlan_priv *v, const struct vxlan_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < VXLAN_REMOTES && o->remote[i].family; i++) {
+		vxlan_sa_set(&v->vtep[i].sa, &o->remote[i], o->dstport);
+		v->vtep[i].flood = true;
+		v->vtep[i].live = 1;
+	}
+	v->nflood = i;
+}
+
+static int vxlan_open_via(struct port *p, struct vxlan_priv *v,
+			  const struct vxlan_opts *o);
+
+/**
  * vxlan_open() - bind the sockets, the remotes as VTEPs, hand the
  *		  receiving socket to a worker
  * @p:		port, priv zeroed
@@ -653,6 +702,18 @@ static int vxlan_open(struct port *p, const struct port_spec *spec)
 			  (uint64_t)(uintptr_t)v;
 	vlock_init(&v->lock);
 
+	if (o->via[0]) {
+		v->salen = vxlan_sa_set(&local, &o->local, o->dstport);
+		v->family = local.sa.sa_family;
+		vxlan_remotes(v, o);
+		rc = vxlan_open_via(p, v, o);
+		if (rc)
+			return rc;
+		port_set_up(p, true);
+		info("port %s: vxlan vni %u, %u remote(s), over %s", p->name,
+		     o->vni, v->nflood, o->via);
+		return 0;
+	}
 	v->bufs = malloc((size_t)VXLAN_RX_SLOTS * VXLAN_BUF_LEN);
 	if (!v->bufs) {
 		rc = -ENOMEM;
@@ -680,12 +741,7 @@ static int vxlan_open(struct port *p, const struct port_spec *spec)
 	}
 	v->ntx = o->src_ports;
 	v->udp_gso = true;
-	for (i = 0; i < VXLAN_REMOTES && o->remote[i].family; i++) {
-		vxlan_sa_set(&v->vtep[i].sa, &o->remote[i], o->dstport);
-		v->vtep[i].flood = true;
-		v->vtep[i].live = 1;
-	}
-	v->nflood = i;
+	vxlan_remotes(v, o);
 
 	rc = port_src_add(p, 0, v->fd, PORT_SRC_LEVEL);
 	if (rc < 0) {
@@ -695,7 +751,7 @@ static int vxlan_open(struct port *p, const struct port_spec *spec)
 	}
 	port_set_up(p, true);
 	info("port %s: vxlan vni %u, %u remote(s), %u source ports "
-	     "(worker %d)", p->name, o->vni, i, v->ntx, rc);
+	     "(worker %d)", p->name, o->vni, v->nflood, v->ntx, rc);
 	return 0;
 
 err:
@@ -713,6 +769,10 @@ static void vxlan_close(struct port *p)
 {
 	struct vxlan_priv *v = p->priv;
 
+	if (v->via) {
+		v->via->ops->ul_detach(v->via);
+		v->via = NULL;
+	}
 	port_src_del(p, 0);
 	vxlan_close_fds(v);
 	free(v->bufs);
@@ -806,16 +866,21 @@ out:
  * @srclen:	the source's length
  * @now:	vxlan_now()
  * @pkt:	out: the inner frame, in place
- * Return: 0 with @pkt set, else the drop reason (enum stats_drop),
- *	   counted here by its VXLAN reason
+ * @vtp:	out: the VTEP it came from
+ * Return: 0 with @pkt and @vtp set, else the drop reason (enum
+ *	   stats_drop), counted here by its VXLAN reason
+ *
+ * Context: the reading worker, or with via= any of the carrier's: @last
+ * is a hint, read and written relaxed
  */
 static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
 		       size_t len, const union vxlan_sa *src,
-		       socklen_t srclen, uint32_t now, struct pkt *pkt)
+		       socklen_t srclen, uint32_t now, struct pkt *pkt,
+		       unsigned int *vtp)
 {
 	uint32_t hdr[2];
 	const uint8_t *smac;
-	unsigned int vt = v->last;
+	unsigned int vt = __atomic_load_n(&v->last, __ATOMIC_RELAXED);
 	size_t flen, l3;
 	int i;
 
@@ -827,8 +892,9 @@ static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
 		if (i < 0)
 			goto foreign;
 		vt = (unsigned int)i;
-		v->last = vt;
+		__atomic_store_n(&v->last, vt, __ATOMIC_RELAXED);
 	}
+	*vtp = vt;
 	__atomic_store_n(&v->vtep[vt].rx,
 			 __atomic_load_n(&v->vtep[vt].rx, __ATOMIC_RELAXED) + 1,
 			 __ATOMIC_RELAXED);
@@ -992,6 +1058,7 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 	bool fetched = false;
 	uint64_t bytes = 0;
 	int why, flow = -1;
+	unsigned int vt;
 
 	(void)q;
 	max = MIN(max, (unsigned int)PORT_BURST);
@@ -1036,7 +1103,8 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 		taken++;
 
 		why = vxlan_decap(p, v, buf, len, &v->src[slot],
-				  m->msg_hdr.msg_namelen, now, &v->pkts[n]);
+				  m->msg_hdr.msg_namelen, now, &v->pkts[n],
+				  &vt);
 		if (why) {
 			drops[why]++;
 			continue;
@@ -1537,6 +1605,442 @@ mtu:
 	return STATS_DROP_TOO_BIG;
 }
 
+/*
+ * The underlay through a carrier port (via=, net/underlay.h): vhostd
+ * owns local= on the carrier's wire.  Datagrams leave as whole frames
+ * written into the carrier's TX buffers: outer headers built here, the
+ * inner frame (its offloads finished, each segment its own datagram)
+ * copied once behind them.  A VTEP's MAC comes from ARP or ND, asked
+ * once a second while unknown, and from every frame it sends; a frame
+ * for a VTEP whose MAC is not known yet is dropped (no_neigh) and the
+ * question asked.  The remotes are on the carrier's link: no routing.
+ */
+
+/* vxlan_key_mac() - the MAC of a table or neighbour word */
+static void vxlan_key_mac(uint64_t w, uint8_t *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)(w >> (40 - 8 * i));
+}
+
+/* vxlan_vtep_ip() - a VTEP's address bytes, network order */
+static const uint8_t *vxlan_vtep_ip(const struct vxlan_vtep *e)
+{
+	return e->sa.sa.sa_family == AF_INET ?
+	       (const uint8_t *)&e->sa.in4.sin_addr :
+	       (const uint8_t *)&e->sa.in6.sin6_addr;
+}
+
+/* vxlan_ip_sa() - an underlay address from address bytes and a port */
+static void vxlan_ip_sa(union vxlan_sa *sa, sa_family_t family,
+			const uint8_t *ip, uint16_t port)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sa.sa_family = family;
+	if (family == AF_INET) {
+		memcpy(&sa->in4.sin_addr, ip, 4);
+		sa->in4.sin_port = port;
+	} else {
+		memcpy(&sa->in6.sin6_addr, ip, 16);
+		sa->in6.sin6_port = port;
+	}
+}
+
+/* vxlan_hw_set() - VTEP @e is at @mac (one store, when it changed) */
+static void vxlan_hw_set(struct vxlan_vtep *e, const uint8_t *mac)
+{
+	uint64_t w = VX_W_VALID | vxlan_mac_key(mac);
+
+	if (__atomic_load_n(&e->hw, __ATOMIC_RELAXED) != w)
+		__atomic_store_n(&e->hw, w, __ATOMIC_RELAXED);
+}
+
+/**
+ * vxlan_neigh() - note a neighbour an ARP or ND message taught, if it is
+ *		   a VTEP
+ * @v:		port state
+ * @rx:		the message's findings (@neigh set)
+ */
+static void vxlan_neigh(struct vxlan_priv *v, const struct ul_rx *rx)
+{
+	union vxlan_sa sa;
+	int vt;
+
+	vxlan_ip_sa(&sa, v->family, rx->sip, 0);
+	vt = vxlan_vtep_find(v, &sa);
+	if (vt >= 0)
+		vxlan_hw_set(&v->vtep[vt], rx->smac);
+}
+
+/**
+ * vxlan_ul_ctl() - one frame of the port's own (ARP, ND, echo) through
+ *		    the carrier
+ * @p:		port
+ * @v:		port state
+ * @f:		the frame; NULL: ul_echo() builds it from @req
+ * @len:	its length
+ * @req:	an echo request (@f NULL), @len bytes
+ */
+static void vxlan_ul_ctl(struct port *p, struct vxlan_priv *v,
+			 const uint8_t *f, size_t len, const uint8_t *req)
+{
+	const struct port_ops *c = v->via->ops;
+	void *q = c->ul_tx_begin(v->via, 0);
+	uint8_t *b = c->ul_tx_buf(v->via, q);
+
+	if (b && !f)
+		len = ul_echo(&v->loc, b, v->ul.frame_max, req, len);
+	else if (b && len <= v->ul.frame_max)
+		memcpy(b, f, len);
+	else
+		len = 0;
+	if (len && !c->ul_tx_put(v->via, q, (uint32_t)len))
+		stats_add(vxlan_ctr(p, VX_C_UL_SENT), 1);
+	c->ul_tx_end(v->via, q);
+}
+
+/**
+ * vxlan_solicit() - ask for VTEP @vt's MAC, at most once a second
+ * @p:		port
+ * @v:		port state
+ * @vt:		the VTEP
+ * @now:	vxlan_now()
+ *
+ * Context: any thread: of those asking in one second, one asks
+ */
+static void vxlan_solicit(struct port *p, struct vxlan_priv *v,
+			  unsigned int vt, uint32_t now)
+{
+	struct vxlan_vtep *e = &v->vtep[vt];
+	uint32_t was = __atomic_load_n(&e->asked, __ATOMIC_RELAXED);
+	uint8_t f[UL_CTL_MAX];
+	size_t n;
+
+	if (was == now + 1 ||
+	    !__atomic_compare_exchange_n(&e->asked, &was, now + 1, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	if (v->family == AF_INET)
+		n = ul_arp(&v->loc, f, true, NULL, vxlan_vtep_ip(e));
+	else
+		n = ul_ns(&v->loc, f, vxlan_vtep_ip(e));
+	vxlan_ul_ctl(p, v, f, n, NULL);
+}
+
+/**
+ * vxlan_ul_rx() - a frame the carrier read: ours, or the switch's
+ *		   (struct port_underlay @rx)
+ * @p:		port
+ * @f:		the frame (read-only)
+ * @len:	its length
+ * @pkt:	out: the inner frame, with PORT_UL_FRAME
+ * Return: enum port_ul_verdict
+ *
+ * Context: any of the carrier's workers
+ */
+static enum port_ul_verdict vxlan_ul_rx(struct port *p, uint8_t *f,
+					size_t len, struct pkt *pkt)
+{
+	struct vxlan_priv *v = p->priv;
+	uint8_t out[UL_CTL_MAX];
+	union vxlan_sa sa;
+	struct ul_rx rx;
+	unsigned int vt;
+	int why;
+
+	ul_classify(&v->loc, f, len, &rx);
+	switch (rx.kind) {
+	case UL_OTHER:
+		if (rx.neigh)
+			vxlan_neigh(v, &rx);	/* a gratuitous ARP */
+		return PORT_UL_PASS;
+	case UL_UDP:
+		vxlan_ip_sa(&sa, v->family, rx.sip, rx.sport);
+		why = vxlan_decap(p, v, f + rx.off, rx.len, &sa, v->salen,
+				  vxlan_now(), pkt, &vt);
+		if (why) {
+			stats_add(&port_ctr(p)->drops[why], 1);
+			return PORT_UL_TAKEN;
+		}
+		vxlan_hw_set(&v->vtep[vt], rx.smac);
+		return PORT_UL_FRAME;
+	case UL_ARP_REQ:
+		if (rx.neigh)
+			vxlan_neigh(v, &rx);
+		vxlan_ul_ctl(p, v, out, ul_arp(&v->loc, out, false, rx.smac,
+					       rx.sip), NULL);
+		return PORT_UL_TAKEN;
+	case UL_NS:
+		/* From :: (duplicate address detection): no answer. */
+		if (rx.neigh) {
+			vxlan_neigh(v, &rx);
+			vxlan_ul_ctl(p, v, out, ul_na(&v->loc, out, rx.smac,
+						      rx.sip), NULL);
+		}
+		return PORT_UL_TAKEN;
+	case UL_NEIGH:
+		if (rx.neigh)
+			vxlan_neigh(v, &rx);
+		return PORT_UL_TAKEN;
+	case UL_ECHO:
+		vxlan_ul_ctl(p, v, NULL, len, f);
+		return PORT_UL_TAKEN;
+	default:
+		stats_add(vxlan_ctr(p, VX_C_UL_BAD), 1);
+		return PORT_UL_TAKEN;
+	}
+}
+
+/**
+ * struct vxlan_ul_tx - one frame's datagrams on their way to the carrier
+ * @p:		port
+ * @v:		port state
+ * @pkt:	the frame
+ * @q:		the carrier's TX queue, locked
+ * @targets:	the frame's VTEPs, @nt of them
+ * @nt:		how many
+ * @sport:	its datagrams' source port (network order)
+ * @hash:	its flow's hash
+ * @why:	the first drop reason of a copy, 0 if none
+ * @no_neigh:	a VTEP's MAC was unknown
+ * @ask:	VTEPs whose MAC to ask for, bit i: VTEP i (after the
+ *		queue is unlocked: the question takes a queue's lock)
+ */
+struct vxlan_ul_tx {
+	struct port *p;
+	struct vxlan_priv *v;
+	const struct pkt *pkt;
+	void *q;
+	uint8_t targets[VXLAN_VTEPS];
+	unsigned int nt;
+	uint16_t sport;
+	uint32_t hash;
+	int why;
+	bool no_neigh;
+	uint64_t ask;
+};
+
+/**
+ * vxlan_ul_emit() - one wire frame (a segment, or the frame whole) into
+ *		     a datagram per VTEP (gso_emit()'s callback)
+ * @arg:	struct vxlan_ul_tx
+ * @iov:	the inner frame, its offloads finished
+ * @cnt:	its pieces
+ * @len:	its length
+ * Return: 0, or a drop reason when no copy can leave (the frame stops)
+ */
+static int vxlan_ul_emit(void *arg, const struct iovec *iov, unsigned int cnt,
+			 size_t len) NO_TSA	/* the queue: vxlan_ul_xmit() */
+{
+	struct vxlan_ul_tx *t = arg;
+	struct vxlan_priv *v = t->v;
+	const struct port_ops *c = v->via->ops;
+	size_t hl = v->family == AF_INET ? UL_HLEN4 : UL_HLEN6;
+	size_t flen = hl + VXLAN_HLEN + len;
+	uint8_t *first = NULL, mac[6];
+	unsigned int k, sent = 0;
+	uint32_t sum = 0;
+	int why = 0;
+
+	if (vxlan_l3_len(t->pkt, len) > v->mtu) {
+		stats_add(vxlan_ctr(t->p, VX_C_MTU_INNER), 1);
+		return STATS_DROP_TOO_BIG;
+	}
+	if (flen > v->ul.frame_max) {
+		stats_add(vxlan_ctr(t->p, VX_C_MTU_UNDERLAY), 1);
+		return STATS_DROP_TOO_BIG;
+	}
+	for (k = 0; k < t->nt; k++) {
+		struct vxlan_vtep *e = &v->vtep[t->targets[k]];
+		uint64_t hw = __atomic_load_n(&e->hw, __ATOMIC_RELAXED);
+		uint8_t *b;
+
+		if (!(hw & VX_W_VALID)) {
+			t->no_neigh = true;
+			t->ask |= 1ULL << t->targets[k];
+			why = STATS_DROP_PORT_DOWN;
+			continue;
+		}
+		b = c->ul_tx_buf(v->via, t->q);
+		if (!b) {
+			why = STATS_DROP_NO_BUFFER;
+			continue;
+		}
+		/* The datagram once, the other VTEPs' copies from it. */
+		if (!first) {
+			uint8_t *d = b + hl + VXLAN_HLEN;
+
+			memcpy(b + hl, v->hdr, VXLAN_HLEN);
+			if (v->family == AF_INET6)
+				sum = csum_copy_iov(d, iov, cnt, len,
+						    csum_partial(v->hdr,
+								 VXLAN_HLEN,
+								 0));
+			else if (iov_to_buf(iov, cnt, 0, d, len) != len)
+				return STATS_DROP_OFFLOAD;
+			first = b;
+		} else if (b != first) {
+			memcpy(b + hl, first + hl, VXLAN_HLEN + len);
+		}
+		vxlan_key_mac(hw, mac);
+		ul_udp(&v->loc, b, mac, vxlan_vtep_ip(e), t->sport,
+		       VXLAN_HLEN + len, t->hash, false, sum);
+		if (c->ul_tx_put(v->via, t->q, (uint32_t)flen)) {
+			why = STATS_DROP_NO_BUFFER;
+			continue;
+		}
+		__atomic_fetch_add(&e->tx, 1, __ATOMIC_RELAXED);
+		sent++;
+	}
+	if (why && !t->why)
+		t->why = why;
+	return sent ? 0 : why;
+}
+
+/* vxlan_sport() - a flow's source port: 49152-65535 (RFC 6335's dynamic
+ * range, what Linux's default ephemeral range ends in), network order
+ */
+static uint16_t vxlan_sport(uint32_t hash)
+{
+	return htons((uint16_t)(49152U | (hash & 0x3fffU)));
+}
+
+/**
+ * vxlan_ul_xmit() - frames into the tunnel through the carrier (via=)
+ * @p:		port
+ * @pkts:	frames (read, never kept)
+ * @n:		number of frames
+ * Return: frames every datagram of which went to the carrier's rings
+ *
+ * Context: any worker, concurrently: each of the carrier's TX queues is
+ * locked while frames go into it, a chunk's frames of one queue at once
+ * (a frame's queue is its flow's: a flow stays in order)
+ */
+static unsigned int vxlan_ul_xmit(struct port *p, struct pkt *const *pkts,
+				  unsigned int n)
+{
+	unsigned int i, c, m, qi, sent = 0, drops[STATS_DROP_COUNT] = { 0 };
+	unsigned int no_neigh = 0, flood = 0, no_vtep = 0;
+	struct vxlan_priv *v = p->priv;
+	const struct port_ops *ops = v->via->ops;
+	unsigned int nq = v->ul.queues ? v->ul.queues : 1;
+	uint32_t hash[PORT_BURST];
+	struct vxlan_ul_tx t;
+	uint64_t bytes = 0;
+
+	t.p = p;
+	t.v = v;
+	t.ask = 0;
+	for (c = 0; c < n; c += m) {
+		m = MIN(n - c, (unsigned int)PORT_BURST);
+		for (i = 0; i < m; i++)
+			hash[i] = pkt_flow_hash(pkts[c + i]);
+		for (qi = 0; qi < nq; qi++) {
+			t.q = NULL;
+			for (i = 0; i < m; i++) {
+				const struct pkt *pkt = pkts[c + i];
+				int why;
+
+				if (hash[i] % nq != qi)
+					continue;
+				if (pkt->iovcnt > PKT_IOV_MAX ||
+				    pkt->len > PKT_FRAME_MAX ||
+				    pkt->len < ETH_HLEN) {
+					drops[STATS_DROP_TOO_BIG]++;
+					continue;
+				}
+				t.nt = vxlan_targets(v, pkt, t.targets);
+				if (!t.nt) {
+					no_vtep++;
+					drops[STATS_DROP_PORT_DOWN]++;
+					continue;
+				}
+				if (t.nt > 1 || (pkt->eth.h_dest[0] & 1))
+					flood += t.nt;
+				if (!t.q)
+					t.q = ops->ul_tx_begin(v->via, qi);
+				t.pkt = pkt;
+				t.hash = hash[i];
+				t.sport = vxlan_sport(hash[i]);
+				t.why = 0;
+				t.no_neigh = false;
+				why = gso_emit(pkt, vxlan_ul_emit, &t);
+				if (why < 0)
+					why = STATS_DROP_OFFLOAD;
+				if (!why)
+					why = t.why;
+				no_neigh += t.no_neigh;
+				if (why) {
+					drops[why]++;
+					continue;
+				}
+				sent++;
+				bytes += pkt->len;
+			}
+			if (t.q)
+				ops->ul_tx_end(v->via, t.q);
+		}
+	}
+	for (i = 0; t.ask; i++, t.ask >>= 1)
+		if (t.ask & 1)
+			vxlan_solicit(p, v, i, vxlan_now());
+	if (no_neigh)
+		stats_add(vxlan_ctr(p, VX_C_NO_NEIGH), no_neigh);
+	if (flood)
+		stats_add(vxlan_ctr(p, VX_C_FLOOD), flood);
+	if (no_vtep)
+		stats_add(vxlan_ctr(p, VX_C_NO_VTEP), no_vtep);
+	port_count_xmit(p, sent, bytes, drops);
+	return sent;
+}
+
+/**
+ * vxlan_open_via() - the underlay through another port (via=)
+ * @p:		port
+ * @v:		port state, its VTEPs set
+ * @o:		options
+ * Return: 0 or -errno, with a log line
+ *
+ * Context: control thread, at start-up
+ */
+static int vxlan_open_via(struct port *p, struct vxlan_priv *v,
+			  const struct vxlan_opts *o)
+{
+	struct port *c = port_find(o->via);
+	int rc;
+
+	if (!c || c == p) {
+		err("%s: vxlan: via=%s: no such port before this one", p->name,
+		    o->via);
+		return -ENODEV;
+	}
+	if (!c->ops->ul_attach) {
+		err("%s: vxlan: via=%s is a %s port: via= takes an afxdp port",
+		    p->name, o->via, c->ops->type);
+		return -EINVAL;
+	}
+	v->loc.family = o->local.family;
+	memcpy(v->loc.ip, o->local.a, sizeof(v->loc.ip));
+	v->loc.port = v->dport;
+	v->ul.client = p;
+	v->ul.rx = vxlan_ul_rx;
+	v->ul.gro = v->gro;
+	v->ul.gro_ctr = VX_C_GRO_JOINED;
+	/* Written before the carrier shows us a frame (its release). */
+	v->via = c;
+	rc = c->ops->ul_attach(c, &v->ul);
+	if (rc) {
+		v->via = NULL;
+		err("%s: vxlan: via=%s carries another tunnel already",
+		    p->name, o->via);
+		return rc;
+	}
+	memcpy(v->loc.mac, v->ul.mac, sizeof(v->loc.mac));
+	return 0;
+}
+
 /**
  * vxlan_xmit() - frames into the tunnel, one datagram (or one per
  *		  segment) each, to its VTEP or to every remote
@@ -1558,6 +2062,8 @@ static unsigned int vxlan_xmit(struct port *p, struct pkt *const *pkts,
 	uint64_t bytes = 0;
 	struct vxlan_tx t;
 
+	if (v->via)
+		return vxlan_ul_xmit(p, pkts, n);
 	t.n = 0;
 	t.fd = -1;
 	t.mtu_under = 0;
@@ -1630,6 +2136,9 @@ static void vxlan_drain(struct vxlan_priv *v)
 		if (v->vtep[i].live == 2) {
 			memset(&v->vtep[i].sa, 0, sizeof(v->vtep[i].sa));
 			v->vtep[i].rx = v->vtep[i].tx = 0;
+			__atomic_store_n(&v->vtep[i].hw, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&v->vtep[i].asked, 0,
+					 __ATOMIC_RELAXED);
 			__atomic_store_n(&v->vtep[i].live, 0, __ATOMIC_RELEASE);
 		}
 	vlock_unlock(&v->lock);
@@ -1663,6 +2172,11 @@ static void vxlan_timer(struct port *p)
 	vlock_unlock(&v->lock);
 	if (freed)
 		vxlan_drain(v);
+	/* via=: a VTEP whose MAC is unknown is asked for, once a second. */
+	for (i = 0; v->via && i < VXLAN_VTEPS; i++)
+		if (__atomic_load_n(&v->vtep[i].live, __ATOMIC_ACQUIRE) == 1 &&
+		    !__atomic_load_n(&v->vtep[i].hw, __ATOMIC_RELAXED))
+			vxlan_solicit(p, v, i, now);
 }
 
 /**
@@ -2019,8 +2533,20 @@ static const struct stats_desc vxlan_desc[] = {
 	  .help = "Datagrams whose sender left the inner checksum to us "
 		  "(remcsum=).",
 	  STATS_AT(type[VX_C_RCO_RX]) },
+	{ .key = "no_neigh", .metric = "vxlan_no_neigh_total",
+	  .help = "Frames dropped: their VTEP's MAC on the carrier is not "
+		  "known yet (via=; ARP or ND asked).",
+	  STATS_AT(type[VX_C_NO_NEIGH]) },
+	{ .key = "underlay_bad", .metric = "vxlan_underlay_bad_total",
+	  .help = "Frames to our underlay address dropped: malformed, a "
+		  "bad checksum, a fragment, another protocol (via=).",
+	  STATS_AT(type[VX_C_UL_BAD]) },
+	{ .key = "underlay_sent", .metric = "vxlan_underlay_sent_total",
+	  .help = "ARP, ND and echo frames of our own sent (via=).",
+	  STATS_AT(type[VX_C_UL_SENT]) },
 	{ .key = "bursts", .metric = "vxlan_bursts_total",
-	  .help = "Worker turns that took datagrams from the socket.",
+	  .help = "Worker turns that took datagrams from the socket (with "
+		  "via=: carrier bursts with datagrams of ours).",
 	  STATS_AT(polls) },
 };
 

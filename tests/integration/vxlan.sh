@@ -41,6 +41,16 @@
 #                   only, and the underlay captures carry VNI 42 to B
 #                   and VNI 43 to D, nothing else
 #   vxlan-kernel6   the same link over an IPv6 underlay: ping and 4 MiB
+#   vxlan-xdp       vx0 over an afxdp port on ua (via=, generic XDP), A's
+#                   kernel without an address there: B's kernel resolves
+#                   198.18.0.1 by ARP and pings it (vhostd answers), vhostd
+#                   resolves B; ping, iperf3 both ways, 4 MiB each way
+#                   intact; the capture: VXLAN vni 42 from 198.18.0.1's
+#                   ephemeral ports, DF set; B's segments joined
+#                   (gro_joined); a frame over ua's MTU counted
+#                   (mtu_underlay); "port del" of the carrier refused
+#   vxlan-xdp6      the same over IPv6: ND both ways, ping6 of the VTEP,
+#                   ping and 4 MiB each way intact
 #   vxlan-spec      bad specs refused at start-up with one line; ctl
 #                   "port add vxlan" refused at run time
 #
@@ -74,7 +84,7 @@ IT_CLEANUP_HOOK=vx_cleanup
 
 VX=(vxlan fdb)
 ALL=(vxlan-kernel vxlan-rco vxlan-move vxlan-static vxlan-tenants vxlan-hostile
-     vxlan-kernel6 vxlan-spec)
+     vxlan-kernel6 vxlan-xdp vxlan-xdp6 vxlan-spec)
 for t in socat iperf3 tcpdump python3 ethtool; do
 	if ! command -v $t >/dev/null; then
 		for n in "${ALL[@]}"; do wanted "$n" && skip "$n" "no $t"; done
@@ -154,9 +164,10 @@ untopo() {
 }
 
 # vx_start SPEC-KEYS...: vhostd in $NA with vt0 (198.19.1.1) and vx0
+#   (and, before vx0, the ports in the array PRE)
 vx_start() {
 	start_vhostd ip netns exec "$NA" -- 0 \
-		--port "tap,ifname=vt0,name=tap0" \
+		--port "tap,ifname=vt0,name=tap0" "${PRE[@]}" \
 		--port "vxlan,name=vx0,vni=42$(printf ',%s' "$@")" || return 1
 	for _i in $(seq 100); do
 		ip -n "$NA" link show vt0 >/dev/null 2>&1 && break
@@ -556,6 +567,76 @@ if wanted vxlan-kernel6; then
 	fi
 	finish vxlan-kernel6 "IPv6 underlay: ping, 4 MiB each way intact"
 fi
+
+# ---- vxlan-xdp, vxlan-xdp6 -----------------------------------------------
+# xdp_case NAME 4|6: vx0 over an afxdp port on ua, which has no address
+xdp_case() {
+	local name=$1 fam=$2 l r td dump n df rc
+	up= down=
+	if [ "$fam" = 4 ]; then l=198.18.0.1 r=198.18.0.2; else l=2001:2::1 r=2001:2::2; fi
+	ERR=
+	PRE=(--port "afxdp,ifname=ua,name=xa,mode=generic")
+	if topo "$fam" && ip -n "$NA" addr flush dev ua &&
+	   vx_start local=$l remote=$r via=xa; then
+		# B's kernel finds vhostd's address (ARP or ND) and pings it.
+		ping_ok "$NB" "$l"
+		ip -n "$NB" neigh show "$l" | grep -q "$(ip -n "$NA" -br link show ua | awk '{print $3}')" ||
+			ERR="${ERR:+$ERR; }B's neighbour entry for $l is not ua's MAC"
+		ping_ok "$NA" 198.19.1.2
+		if [ "$fam" = 4 ]; then
+			ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -v -c 40 \
+				-w "$TMP/ul.pcap" udp >/dev/null 2>&1 &
+			td=$!
+			BGPIDS+=("$td")
+			sleep 0.5
+			up=$(iperf "$NA" "$NC" 198.19.1.2)
+			[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
+			down=$(iperf "$NC" "$NA" 198.19.1.1)
+			[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
+			wait "$td"
+			dump=$(tcpdump -r "$TMP/ul.pcap" -nn -v 2>/dev/null)
+			n=$(grep -c 'VXLAN, flags \[I\] (0x08), vni 42' <<<"$dump")
+			[ "$n" -ge 20 ] || ERR="${ERR:+$ERR; }capture: $n VXLAN vni 42 datagrams"
+			grep -Eq '198\.18\.0\.1\.(49[0-9]{3}|5[0-9]{4}|6[0-5][0-9]{3}) > 198\.18\.0\.2\.4789:' <<<"$dump" ||
+				ERR="${ERR:+$ERR; }capture: nothing from vhostd's ephemeral ports to 4789"
+			df=$(grep -B1 '198\.18\.0\.1\.[0-9]* > 198\.18\.0\.2\.4789:' <<<"$dump" | grep -c 'flags \[DF\]')
+			[ "$df" -ge 1 ] || ERR="${ERR:+$ERR; }capture: vhostd's datagrams lack DF"
+			check_ctr vx0 .gro_joined -gt 100
+		fi
+		xfer "$NA" "$NC" 198.19.1.2
+		xfer "$NC" "$NA" 198.19.1.1
+		for c in bad_header bad_vni foreign underlay_bad; do
+			check_ctr vx0 ".$c" -eq 0
+		done
+		check_ctr vx0 .underlay_sent -ge 2
+		# 4 MiB each way at least (TSO and joined frames: 64 KiB each).
+		check_ctr vx0 .rx_packets -gt 60
+		check_ctr vx0 .tx_packets -gt 60
+		# ua's MTU less than a full datagram: counted, never sent.
+		ip -n "$NA" link set ua mtu 1500
+		ip -n "$NB" link set ub mtu 1500
+		stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
+		vx_start local=$l remote=$r via=xa || ERR="${ERR:+$ERR; }restart failed"
+		ping_ok "$NA" 198.19.1.2
+		ip netns exec "$NA" ping -c 1 -W 1 -M do -s 1460 198.19.1.2 \
+			>/dev/null 2>&1 &&
+			ERR="${ERR:+$ERR; }a full-size datagram crossed a 1500 MTU"
+		check_ctr vx0 .mtu_underlay -ge 1
+		out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" port del xa 2>&1)
+		rc=$?
+		[ $rc != 0 ] && grep -q 'carries' <<<"$out" ||
+			ERR="${ERR:+$ERR; }port del of the carrier: rc $rc, '$out'"
+		ping_ok "$NA" 198.19.1.2
+		detail="B resolves and pings $l (vhostd's); ping; ${up:+iperf3 A->C $up Mbit/s, C->A $down Mbit/s; }4 MiB each way intact; MTU overrun counted; carrier kept"
+	else
+		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
+	fi
+	PRE=()
+	finish "$name" "$detail"
+}
+PRE=()
+wanted vxlan-xdp && xdp_case vxlan-xdp 4
+wanted vxlan-xdp6 && xdp_case vxlan-xdp6 6
 
 # ---- vxlan-spec -----------------------------------------------------------
 if wanted vxlan-spec; then

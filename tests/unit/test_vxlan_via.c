@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_vxlan_via.c - the vxlan port over a carrier port (via=), and the
+ *		      underlay frames it speaks (net/underlay.c)
+ *
+ * A fake carrier port type implements the port_ops underlay hooks: it
+ * keeps every frame the tunnel puts, gives the tunnel's rx the frames
+ * the test makes (as the remote VTEP would send them, built with
+ * net/underlay.c from the remote's side), and the stub host finds it by
+ * name.  For IPv4 and IPv6:
+ *  - spec: via= to no port, to a port that carries nothing, a second
+ *    tunnel on one carrier, via= with remcsum=: refused;
+ *  - ARP / ND: a request or solicitation for local= is answered (the
+ *    answer's fields and checksums exact), one for another address is
+ *    the switch's, one from :: (DAD) is not answered;
+ *  - a frame to a VTEP whose MAC is unknown is dropped (no_neigh) and
+ *    the MAC asked for, once a second at most; the answer resolves it;
+ *  - encapsulation: the datagram the remote receives classifies as good
+ *    (checksums, ports, lengths), the inner frame byte for byte; a flood
+ *    reaches both remotes;
+ *  - decapsulation: a good datagram gives the inner frame in place; a
+ *    stranger's is foreign; a bad UDP checksum, a zero one over IPv6, a
+ *    fragment, a wrong port or another address are underlay_bad;
+ *  - echo: a ping of local= is answered with good checksums;
+ *  - a frame larger than the carrier's MTU: mtu_underlay, nothing sent.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+
+#include "../../src/conf.h"
+#include "../../src/stats.h"
+#include "../../src/net/csum.h"
+#include "../../src/net/underlay.h"
+#include "../../src/port/port.h"
+
+#define CTR(field)	stats_sum(port.stats, offsetof(struct port_stats, field))
+/* The type's counters, as port_vxlan.c numbers them. */
+#define VX_FLOOD	CTR(type[2])
+#define VX_MTU_UNDERLAY	CTR(type[7])
+#define VX_NO_NEIGH	CTR(type[11])
+#define VX_UL_BAD	CTR(type[12])
+#define VX_UL_SENT	CTR(type[13])
+#define VX_FOREIGN	CTR(peer_refused)
+
+#define SENT_MAX	16
+
+static const uint8_t MAC_US[6] = { 2, 0, 0, 0, 0xaa, 1 };
+static const uint8_t MAC_R1[6] = { 2, 0, 0, 0, 0xbb, 1 };
+static const uint8_t MAC_R2[6] = { 2, 0, 0, 0, 0xbb, 2 };
+static const uint8_t MAC_G1[6] = { 2, 0, 0, 0, 0x11, 1 };	/* a guest */
+static const uint8_t MAC_G2[6] = { 2, 0, 0, 0, 0x22, 2 };	/* remote's */
+
+static struct port port, carrier, other;
+static struct port_underlay *ul;	/* what the carrier carries */
+static struct {
+	uint8_t b[2048];
+	uint32_t len;
+} sent[SENT_MAX];
+static unsigned int nsent, locked;
+static int fam;				/* the case's family */
+static struct ul_local us, r1, r2;	/* vhostd's end, the remotes */
+
+/* ---- the fake carrier ---------------------------------------------- */
+
+static int fk_attach(struct port *p, struct port_underlay *u)
+{
+	if (p->carrying)
+		return -EBUSY;
+	memcpy(u->mac, MAC_US, 6);
+	u->frame_max = 1514;
+	u->queues = 2;
+	p->carrying = true;
+	ul = u;
+	return 0;
+}
+
+static void fk_detach(struct port *p)
+{
+	p->carrying = false;
+	ul = NULL;
+}
+
+static void *fk_begin(struct port *p, unsigned int q)
+{
+	assert_true(q < 2);
+	locked++;
+	return &sent;
+}
+
+static uint8_t *fk_buf(struct port *p, void *q)
+{
+	assert_int_equal(locked, 1);
+	return nsent < SENT_MAX ? sent[nsent].b : NULL;
+}
+
+static int fk_put(struct port *p, void *q, uint32_t len)
+{
+	assert_int_equal(locked, 1);
+	assert_true(len <= 1514 && nsent < SENT_MAX);
+	sent[nsent++].len = len;
+	return 0;
+}
+
+static void fk_end(struct port *p, void *q)
+{
+	assert_int_equal(locked, 1);
+	locked--;
+}
+
+static const struct port_ops fake_ops = {
+	.type = "fake", .ul_attach = fk_attach, .ul_detach = fk_detach,
+	.ul_tx_begin = fk_begin, .ul_tx_buf = fk_buf, .ul_tx_put = fk_put,
+	.ul_tx_end = fk_end,
+};
+
+static const struct port_ops plain_ops = { .type = "plain" };
+
+static int stub_src_add(struct port *p, uint32_t q, int fd,
+			enum port_src_kind kind)
+{
+	return 0;
+}
+
+static void stub_src_del(struct port *p, uint32_t q)
+{
+}
+
+static void stub_quiesce(void)
+{
+}
+
+static void stub_set_up(struct port *p, bool up)
+{
+	p->up = up;
+}
+
+static struct port *stub_find(const char *name)
+{
+	if (!strcmp(name, "car"))
+		return &carrier;
+	if (!strcmp(name, "plain"))
+		return &other;
+	return NULL;
+}
+
+static const struct port_host host = {
+	.src_add = stub_src_add,
+	.src_del = stub_src_del,
+	.quiesce = stub_quiesce,
+	.set_up = stub_set_up,
+	.find = stub_find,
+};
+
+/* ---- helpers ------------------------------------------------------- */
+
+/**
+ * open_tunnel() - a vxlan port from @spec into @p
+ * @p:		port struct (zeroed here)
+ * @spec:	its spec
+ * Return: open()'s result, or -EINVAL if the spec is refused
+ */
+static int open_tunnel(struct port *p, const char *spec)
+{
+	const struct port_ops *ops = port_ops_find("vxlan");
+	char err[256];
+	struct port_spec ps;
+
+	if (conf_parse_port(spec, 0, &ps, err, sizeof(err)))
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", ps.name);
+	p->ops = ops;
+	p->priv = calloc(1, ops->priv_size);
+	assert_non_null(p->priv);
+	return ops->open(p, &ps);
+}
+
+static void close_tunnel(struct port *p)
+{
+	p->ops->close(p);
+	free(p->priv);
+	p->priv = NULL;
+}
+
+/* ends() - the three endpoints of family @f */
+static void ends(int f)
+{
+	static const uint8_t ip6[16] = { 0x20, 0x01, 0, 0x02, [15] = 1 };
+
+	fam = f;
+	memset(&us, 0, sizeof(us));
+	us.family = f;
+	us.port = htons(4789);
+	r2 = r1 = us;
+	memcpy(us.mac, MAC_US, 6);
+	memcpy(r1.mac, MAC_R1, 6);
+	memcpy(r2.mac, MAC_R2, 6);
+	if (f == AF_INET) {
+		memcpy(us.ip, (uint8_t[]){ 198, 18, 0, 1 }, 4);
+		memcpy(r1.ip, (uint8_t[]){ 198, 18, 0, 2 }, 4);
+		memcpy(r2.ip, (uint8_t[]){ 198, 18, 0, 3 }, 4);
+	} else {
+		memcpy(us.ip, ip6, 16);
+		memcpy(r1.ip, ip6, 16);
+		memcpy(r2.ip, ip6, 16);
+		r1.ip[15] = 2;
+		r2.ip[15] = 3;
+	}
+}
+
+static int setup4(void **state)
+{
+	(void)state;
+	port_host = &host;
+	memset(&carrier, 0, sizeof(carrier));
+	carrier.ops = &fake_ops;
+	snprintf(carrier.name, sizeof(carrier.name), "car");
+	nsent = 0;
+	ends(AF_INET);
+	return open_tunnel(&port, "vxlan,name=vx0,local=198.18.0.1,"
+			   "remote=198.18.0.2,remote=198.18.0.3,vni=42,"
+			   "via=car");
+}
+
+static int setup6(void **state)
+{
+	(void)state;
+	port_host = &host;
+	memset(&carrier, 0, sizeof(carrier));
+	carrier.ops = &fake_ops;
+	snprintf(carrier.name, sizeof(carrier.name), "car");
+	nsent = 0;
+	ends(AF_INET6);
+	return open_tunnel(&port, "vxlan,name=vx0,local=2001:2::1,"
+			   "remote=2001:2::2,remote=2001:2::3,vni=42,via=car");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	close_tunnel(&port);
+	assert_false(carrier.carrying);
+	assert_null(ul);
+	return 0;
+}
+
+/* rx() - frame @f of @len bytes through the carrier to the tunnel */
+static enum port_ul_verdict rx(uint8_t *f, size_t len, struct pkt *pkt)
+{
+	assert_non_null(ul);
+	return ul->rx(ul->client, f, len, pkt);
+}
+
+/* inner() - an inner frame: @dst, @src, IPv4 ethertype, @n bytes */
+static size_t inner(uint8_t *f, const uint8_t *dst, const uint8_t *src,
+		    size_t n)
+{
+	size_t i;
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	for (i = 14; i < n; i++)
+		f[i] = (uint8_t)(i * 7 + 3);
+	return n;
+}
+
+/* xmit1() - one inner frame into the tunnel; frames delivered */
+static unsigned int xmit1(uint8_t *f, size_t len)
+{
+	struct pkt pkt, *pp = &pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.len = (uint32_t)len;
+	pkt.iovcnt = 1;
+	pkt.iov[0].iov_base = f;
+	pkt.iov[0].iov_len = len;
+	memcpy(&pkt.eth, f, 14);
+	return port.ops->xmit(&port, &pp, 1);
+}
+
+/* answer() - @from's answer to vhostd's question (ARP reply or NA) */
+static size_t answer(const struct ul_local *from, uint8_t *out)
+{
+	return fam == AF_INET ? ul_arp(from, out, false, us.mac, us.ip) :
+				ul_na(from, out, us.mac, us.ip);
+}
+
+/* question() - @from asks for vhostd's address (ARP request or NS) */
+static size_t question(const struct ul_local *from, uint8_t *out)
+{
+	return fam == AF_INET ? ul_arp(from, out, true, NULL, us.ip) :
+				ul_ns(from, out, us.ip);
+}
+
+/* datagram() - @from's VXLAN datagram with @vni carrying @in (@n bytes) */
+static size_t datagram(const struct ul_local *from, uint8_t *out,
+		       unsigned int vni, const uint8_t *in, size_t n)
+{
+	uint8_t *p = out + (fam == AF_INET ? UL_HLEN4 : UL_HLEN6);
+	uint32_t sum;
+
+	p[0] = 0x08;
+	p[1] = p[2] = p[3] = 0;
+	p[4] = (uint8_t)(vni >> 16);
+	p[5] = (uint8_t)(vni >> 8);
+	p[6] = (uint8_t)vni;
+	p[7] = 0;
+	memcpy(p + 8, in, n);
+	sum = csum_partial(p, 8 + n, 0);
+	return ul_udp(from, out, us.mac, us.ip, htons(50000), 8 + n, 1, true,
+		      sum) + 8 + n;
+}
+
+/* ---- cases --------------------------------------------------------- */
+
+static void test_spec(void **state)
+{
+	struct port t;
+
+	(void)state;
+	/* The carrier carries vx0 already. */
+	assert_int_equal(open_tunnel(&t, "vxlan,name=vx1,local=198.18.0.5,"
+				     "vni=1,via=car"), -EBUSY);
+	free(t.priv);
+	assert_int_equal(open_tunnel(&t, "vxlan,name=vx1,local=198.18.0.5,"
+				     "vni=1,via=nope"), -ENODEV);
+	free(t.priv);
+	memset(&other, 0, sizeof(other));
+	other.ops = &plain_ops;
+	assert_int_equal(open_tunnel(&t, "vxlan,name=vx1,local=198.18.0.5,"
+				     "vni=1,via=plain"), -EINVAL);
+	free(t.priv);
+	assert_int_equal(open_tunnel(&t, "vxlan,name=vx1,local=198.18.0.5,"
+				     "vni=1,via=car,remcsum=on"), -EINVAL);
+	assert_true(carrier.carrying);
+	assert_true(port.up);
+}
+
+static void test_neigh(void **state)
+{
+	uint8_t f[2048], in[200];
+	struct ul_rx r;
+	struct pkt pkt;
+	size_t n;
+
+	(void)state;
+	/* Asked for our address: answered, to the asker, with our MAC. */
+	n = question(&r1, f);
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
+	assert_int_equal(nsent, 1);
+	assert_memory_equal(sent[0].b, MAC_R1, 6);
+	assert_memory_equal(sent[0].b + 6, MAC_US, 6);
+	ul_classify(&r1, sent[0].b, sent[0].len, &r);
+	assert_int_equal(r.kind, UL_NEIGH);
+	assert_true(r.neigh);
+	assert_memory_equal(r.smac, MAC_US, 6);
+	assert_memory_equal(r.sip, us.ip, fam == AF_INET ? 4 : 16);
+	assert_int_equal(VX_UL_SENT, 1);
+
+	/* The asker is a VTEP: now known, a frame to it leaves at once. */
+	nsent = 0;
+	n = inner(in, MAC_G2, MAC_G1, 100);
+	in[0] = 0xff;		/* broadcast: to both remotes */
+	memset(in, 0xff, 6);
+	assert_int_equal(xmit1(in, n), 0);	/* r2 unknown: a drop */
+	assert_int_equal(VX_NO_NEIGH, 1);
+	/* r1's copy left; r2 was asked for (one question). */
+	assert_int_equal(nsent, 2);
+	ul_classify(&r1, sent[0].b, sent[0].len, &r);
+	assert_int_equal(r.kind, UL_UDP);
+	assert_int_equal(r.len, 8 + n);
+	assert_memory_equal(sent[0].b + r.off + 8, in, n);
+	assert_true(ntohs(r.sport) >= 49152);
+	ul_classify(&r2, sent[1].b, sent[1].len, &r);
+	assert_int_equal(r.kind, fam == AF_INET ? UL_ARP_REQ : UL_NS);
+	assert_memory_equal(r.smac, MAC_US, 6);
+
+	/* Asked once a second at most. */
+	nsent = 0;
+	assert_int_equal(xmit1(in, n), 0);
+	assert_int_equal(nsent, 1);
+	assert_int_equal(VX_NO_NEIGH, 2);
+
+	/* r2 answers: both copies leave. */
+	nsent = 0;
+	assert_int_equal(rx(f, answer(&r2, f), &pkt), PORT_UL_TAKEN);
+	assert_int_equal(xmit1(in, n), 1);
+	assert_int_equal(nsent, 2);
+	ul_classify(&r2, sent[1].b, sent[1].len, &r);
+	assert_int_equal(r.kind, UL_UDP);
+	assert_memory_equal(sent[1].b, MAC_R2, 6);
+	assert_int_equal(VX_FLOOD, 6);
+
+	/* Someone else's question is the switch's. */
+	nsent = 0;
+	memcpy(r.sip, r1.ip, 16);
+	{
+		struct ul_local other_end = us;
+
+		other_end.ip[fam == AF_INET ? 3 : 15] = 9;
+		n = fam == AF_INET ? ul_arp(&r1, f, true, NULL, other_end.ip) :
+				     ul_ns(&r1, f, other_end.ip);
+	}
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_PASS);
+	assert_int_equal(nsent, 0);
+	assert_int_equal(VX_UL_BAD, 0);
+}
+
+static void test_decap(void **state)
+{
+	uint8_t f[2048], in[300];
+	struct pkt pkt;
+	size_t n, m;
+
+	(void)state;
+	m = inner(in, MAC_G1, MAC_G2, 300);
+	n = datagram(&r1, f, 42, in, m);
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_FRAME);
+	assert_int_equal(pkt.len, m);
+	assert_int_equal(pkt.iovcnt, 1);
+	assert_ptr_equal(pkt.iov[0].iov_base,
+			 f + n - m);		/* in place */
+	assert_memory_equal(pkt.iov[0].iov_base, in, m);
+	assert_memory_equal(&pkt.eth, in, 14);
+
+	/* Another VNI, a stranger, bad checksums, a wrong port. */
+	n = datagram(&r1, f, 43, in, m);
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
+	{
+		struct ul_local stranger = r1;
+
+		stranger.ip[fam == AF_INET ? 3 : 15] = 77;
+		n = datagram(&stranger, f, 42, in, m);
+		assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
+		assert_int_equal(VX_FOREIGN, 1);
+	}
+	n = datagram(&r1, f, 42, in, m);
+	f[n - 1] ^= 1;
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
+	assert_int_equal(VX_UL_BAD, 1);
+	n = datagram(&r1, f, 42, in, m);
+	f[n - m - 8 - 8 + 2] ^= 1;		/* the destination port */
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
+	assert_int_equal(VX_UL_BAD, 2);
+	n = datagram(&r1, f, 42, in, m);
+	f[n - m - 8 - 2] = f[n - m - 8 - 1] = 0;	/* no UDP checksum */
+	assert_int_equal(rx(f, n, &pkt),
+			 fam == AF_INET ? PORT_UL_FRAME : PORT_UL_TAKEN);
+	assert_int_equal(VX_UL_BAD, fam == AF_INET ? 2 : 3);
+	if (fam == AF_INET) {
+		n = datagram(&r1, f, 42, in, m);
+		f[14 + 6] |= 0x20;		/* more fragments */
+		f[24] = f[25] = 0;
+		{
+			uint16_t c = csum_fold(csum_partial(f + 14, 20, 0));
+
+			memcpy(f + 24, &c, 2);
+		}
+		assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
+		assert_int_equal(VX_UL_BAD, 3);
+		/* Truncated: the IP length beyond the frame. */
+		n = datagram(&r1, f, 42, in, m);
+		assert_int_equal(rx(f, n - 1, &pkt), PORT_UL_TAKEN);
+		assert_int_equal(VX_UL_BAD, 4);
+	}
+	/* To another MAC: the switch's. */
+	n = datagram(&r1, f, 42, in, m);
+	f[5] ^= 1;
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_PASS);
+	assert_int_equal(nsent, 0);
+}
+
+static void test_echo(void **state)
+{
+	uint8_t f[256];
+	struct pkt pkt;
+	struct ul_rx r;
+	size_t n, l3 = fam == AF_INET ? 20 : 40, i;
+	uint8_t *ip = f + 14, *m = ip + l3;
+	uint16_t c;
+
+	(void)state;
+	/* A datagram header from r1, rewritten into an echo request. */
+	n = ul_udp(&r1, f, us.mac, us.ip, htons(1), 64, 0, false, 0) + 64;
+	for (i = l3 + 8; i < n - 14; i++)
+		ip[i] = (uint8_t)i;
+	m[0] = fam == AF_INET ? 8 : 128;
+	m[1] = 0;
+	m[2] = m[3] = 0;
+	if (fam == AF_INET) {
+		ip[9] = IPPROTO_ICMP;
+		ip[10] = ip[11] = 0;
+		c = csum_fold(csum_partial(ip, 20, 0));
+		memcpy(ip + 10, &c, 2);
+		c = csum_fold(csum_partial(m, n - 14 - 20, 0));
+	} else {
+		ip[6] = IPPROTO_ICMPV6;
+		c = csum_fold(csum_partial(m, n - 54, csum_pseudo_ipv6(
+			ip + 8, ip + 24, IPPROTO_ICMPV6,
+			(uint32_t)(n - 54), 0)));
+	}
+	memcpy(m + 2, &c, 2);
+	ul_classify(&us, f, n, &r);
+	assert_int_equal(r.kind, UL_ECHO);
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
+	assert_int_equal(nsent, 1);
+	assert_int_equal(sent[0].len, n);
+	assert_memory_equal(sent[0].b, MAC_R1, 6);
+	ip = sent[0].b + 14;
+	m = ip + l3;
+	assert_int_equal(m[0], fam == AF_INET ? 0 : 129);
+	assert_memory_equal(m + 4, f + 14 + l3 + 4, n - 14 - l3 - 4);
+	if (fam == AF_INET) {
+		assert_int_equal(csum_fold(csum_partial(ip, 20, 0)), 0);
+		assert_int_equal(csum_fold(csum_partial(m, n - 34, 0)), 0);
+		assert_memory_equal(ip + 16, r1.ip, 4);
+	} else {
+		assert_int_equal(csum_fold(csum_partial(m, n - 54,
+			csum_pseudo_ipv6(ip + 8, ip + 24, IPPROTO_ICMPV6,
+					 (uint32_t)(n - 54), 0))), 0);
+		assert_memory_equal(ip + 24, r1.ip, 16);
+	}
+}
+
+static void test_mtu(void **state)
+{
+	uint8_t f[2048], in[1514];
+	struct pkt pkt;
+	size_t n;
+
+	(void)state;
+	n = answer(&r1, f);
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
+	n = inner(in, MAC_G2, MAC_G1, 1514);	/* IP 1500: fits mtu= */
+	memcpy(in, MAC_G2, 6);
+	/* Learn G2 at r1 so that the frame goes there only. */
+	{
+		uint8_t d[2048], g[60];
+		size_t k = inner(g, MAC_G1, MAC_G2, sizeof(g));
+
+		k = datagram(&r1, d, 42, g, k);
+
+		assert_int_equal(rx(d, k, &pkt), PORT_UL_FRAME);
+	}
+	nsent = 0;
+	assert_int_equal(xmit1(in, n), 0);
+	assert_int_equal(nsent, 0);
+	assert_int_equal(VX_MTU_UNDERLAY, 1);
+	assert_int_equal(xmit1(in, n - 100), 1);	/* fits the wire */
+	assert_int_equal(nsent, 1);
+	assert_int_equal(sent[0].len, n - 100 + 8 +
+			 (fam == AF_INET ? UL_HLEN4 : UL_HLEN6));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_spec, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_neigh, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_neigh, setup6, teardown),
+		cmocka_unit_test_setup_teardown(test_decap, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_decap, setup6, teardown),
+		cmocka_unit_test_setup_teardown(test_echo, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_echo, setup6, teardown),
+		cmocka_unit_test_setup_teardown(test_mtu, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_mtu, setup6, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
