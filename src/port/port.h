@@ -506,17 +506,19 @@ struct port_cmd {
  * A tunnel port (vxlan) may have its datagrams carried by another port's
  * raw frames (afxdp) instead of the host's sockets: the tunnel owns an
  * underlay address on the carrier's wire (net/underlay.h), the carrier
- * shows it every frame it reads before the switch sees any (@rx: the
- * tunnel keeps its datagrams, ARP and ND for its address; the rest goes
- * on to the switch as the carrier's), and the tunnel writes whole frames
- * into the carrier's TX buffers (port_ops @ul_tx_*).  The tunnel's
+ * shows it every frame it reads (@rx: the tunnel keeps its datagrams,
+ * ARP and ND for its address), and the tunnel writes whole frames into
+ * the carrier's TX buffers (port_ops @ul_tx_*).  Meanwhile the carrier
+ * is no switch port (down, its other frames dropped): its wire is the
+ * underlay, and in the tunnel's bridge domain it would loop the tunnel
+ * into itself and put the tenants' frames on the underlay bare.  The tunnel's
  * inner frames enter the switch from the carrier's worker, as the
  * tunnel's (port_forward()), straight from the carrier's buffers.
  */
 
 /**
  * enum port_ul_verdict - what a carried frame is to its tunnel
- * @PORT_UL_PASS:	not the tunnel's: the carrier's, for the switch
+ * @PORT_UL_PASS:	not the tunnel's (the carrier drops it)
  * @PORT_UL_TAKEN:	the tunnel's, used up (answered, noted, dropped
  *			and counted)
  * @PORT_UL_FRAME:	the tunnel's: the inner frame it carries, in place,
@@ -671,10 +673,11 @@ struct port_underlay {
  * Carrying a tunnel's underlay (optional, all six or none; see struct
  * port_underlay):
  * @ul_attach:	control thread, start-up: show @ul every frame read from
- *		now on and fill its @mac and @frame_max; 0, or -EBUSY if a
- *		tunnel is attached already
- * @ul_detach:	control thread: no more; returns once no worker is in
- *		@ul->rx
+ *		now on and fill its @mac, @frame_max and @queues; leave the
+ *		switch (down) meanwhile; 0, or -EBUSY if a tunnel is
+ *		attached already
+ * @ul_detach:	control thread: no more, a switch port again; returns
+ *		once no worker is in @ul->rx
  * @ul_tx_begin: any thread: lock TX queue @q (a flow's: its hash modulo
  *		@queues) and return it (a cookie for the calls below)
  * @ul_tx_buf:	a free TX buffer of @frame_max bytes on queue @txq, or NULL

@@ -660,9 +660,10 @@ static void afxdp_sink_end(struct afxdp_sink *s, struct port *p)
  * @turn:	frames taken added to @turn->done; @turn->dry when the RX
  *		ring is empty
  *
- * With a tunnel carried (via=), each frame is the tunnel's first: what
- * it keeps of the burst enters the switch here, as its frames (straight
- * from UMEM, joined as the port's own are), before the rest is returned.
+ * With a tunnel carried (via=), every frame is the tunnel's to judge:
+ * what it keeps of the burst enters the switch here, as its frames
+ * (straight from UMEM, joined as the port's own would be); the rest is
+ * dropped (drops.port_down: the port is no switch port meanwhile).
  *
  * Context: the worker owning the queue
  * Return: frames in @pkts
@@ -684,7 +685,7 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		.pkts = aq->upkts, .out = upkts, .flow = &aq->uflow,
 		.gro_hdr = aq->ugro_hdr, .open = -1,
 	};
-	unsigned int i, r, bad = 0;
+	unsigned int i, r, bad = 0, notours = 0;
 	uint64_t wire = 0;
 	uint32_t idx;
 
@@ -727,7 +728,11 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 			case PORT_UL_TAKEN:
 				continue;
 			default:
-				break;
+				/* Not the tunnel's: the switch has none of
+				 * this wire (afxdp_ul_attach()).
+				 */
+				notours++;
+				continue;
 			}
 		}
 		memset(&pkt->vnet, 0, sizeof(pkt->vnet));
@@ -745,6 +750,8 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 	turn->done += r;
 	if (bad)
 		stats_add(&port_ctr(p)->drops[STATS_DROP_RUNT], bad);
+	if (notours)
+		stats_add(&port_ctr(p)->drops[STATS_DROP_PORT_DOWN], notours);
 	afxdp_sink_end(&own, p);
 	if (ul) {
 		afxdp_sink_end(&tun, ul->client);
@@ -1006,6 +1013,12 @@ static int afxdp_ul_attach(struct port *p, struct port_underlay *ul)
 	ul->frame_max = x->frame_max - 4;	/* untagged */
 	ul->queues = x->nq;
 	p->carrying = true;
+	/* The wire is the underlay now, no segment of the switch's: in the
+	 * tunnel's bridge domain it would loop the tunnel into itself (a
+	 * flood out of both, back in through the other end) and put the
+	 * tenants' frames on the underlay bare.
+	 */
+	port_set_up(p, false);
 	__atomic_store_n(&x->ul, ul, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -1023,6 +1036,7 @@ static void afxdp_ul_detach(struct port *p)
 	__atomic_store_n(&x->ul, NULL, __ATOMIC_RELEASE);
 	port_quiesce();		/* no reader is in the tunnel's rx now */
 	p->carrying = false;
+	port_set_up(p, true);	/* a switch port again */
 }
 
 /**

@@ -2009,6 +2009,7 @@ static int vxlan_open_via(struct port *p, struct vxlan_priv *v,
 			  const struct vxlan_opts *o)
 {
 	struct port *c = port_find(o->via);
+	unsigned int i;
 	int rc;
 
 	if (!c || c == p) {
@@ -2038,6 +2039,9 @@ static int vxlan_open_via(struct port *p, struct vxlan_priv *v,
 		return rc;
 	}
 	memcpy(v->loc.mac, v->ul.mac, sizeof(v->loc.mac));
+	/* The remotes' MACs asked for now, not at a guest's first frame. */
+	for (i = 0; i < v->nflood; i++)
+		vxlan_solicit(p, v, i, vxlan_now());
 	return 0;
 }
 

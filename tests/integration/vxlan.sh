@@ -609,6 +609,9 @@ xdp_case() {
 			check_ctr vx0 ".$c" -eq 0
 		done
 		check_ctr vx0 .underlay_sent -ge 2
+		# The carrier is no switch port: nothing of the tenants' was
+		# put on the underlay bare.
+		check_ctr xa .tx_packets -eq 0
 		# 4 MiB each way at least (TSO and joined frames: 64 KiB each).
 		check_ctr vx0 .rx_packets -gt 60
 		check_ctr vx0 .tx_packets -gt 60
