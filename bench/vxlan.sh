@@ -11,6 +11,9 @@
 # each (A sends, B counts and checks every frame).  Per round and size,
 # alternating:
 #   vxlan   each vhostd has a vxlan port (vni 42) to the other host
+#   xdp     the vxlan port over an afxdp port on the veth (via=): each
+#           vhostd owns its host's underlay address (the kernel's is
+#           removed for the run), no UDP socket, no kernel UDP stack
 #   kernel  each vhostd has a TAP port instead, in a bridge with a kernel
 #           vxlan device (vni 42, dstport 4789) to the other host: what a
 #           vhostd user has without the vxlan port
@@ -18,7 +21,7 @@
 # KiB TSO frames and GRO as the kernel does them: vxlan runs it over a
 # TAP port of each vhostd (the TAP standing in for a guest's NIC) and
 # its vxlan port (rco: with remcsum=on at both ends, so that neither end
-# sums the payload); tapbr over the same TAP port and a second TAP port
+# sums the payload; xdp: via= an afxdp port, as above); tapbr over the same TAP port and a second TAP port
 # bridged to a kernel vxlan device (what the vbench "kernel" mode is for
 # a guest); kernel over a kernel vxlan device holding the address itself
 # (no vhostd at all: the TAP hops are then vhostd's handicap alone).  ("tso", vbench's 64 KiB
@@ -74,7 +77,17 @@ for n in "$NA" "$NB"; do
 	ip -n "$n" link set "$u" mtu 9000 up
 done
 
-# start_pair MODE: a vhostd per host for MODE (vxlan|kernel)
+# xdp_ports I: the afxdp and vxlan ports of host I's vhostd in mode xdp,
+#   its veth's address given up to vhostd
+xdp_ports() {
+	local n=$NA u=ua me=198.18.0.$(($1 + 1)) peer=198.18.0.$((2 - $1))
+	[ "$1" = 1 ] && n=$NB u=ub
+	ip -n "$n" addr flush dev "$u"
+	echo "--port afxdp,ifname=$u,name=xa"
+	echo "--port vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx,via=xa"
+}
+
+# start_pair MODE: a vhostd per host for MODE (vxlan|xdp|kernel)
 start_pair() {
 	local n me peer i=0
 	for n in "$NA" "$NB"; do
@@ -85,6 +98,12 @@ start_pair() {
 				--port "vhost-user,path=$T/$i.sock,name=g" \
 				--port "vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx" \
 				>"$T/log$i" 2>&1 &
+		elif [ "$1" = xdp ]; then
+			mapfile -t xp < <(xdp_ports $i)
+			# shellcheck disable=SC2086
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "vhost-user,path=$T/$i.sock,name=g" \
+				${xp[0]} ${xp[1]} >"$T/log$i" 2>&1 &
 		else
 			ip -n "$n" link add vk type vxlan id 42 local "$me" \
 				remote "$peer" dstport 4789
@@ -134,6 +153,18 @@ start_tcp() {
 				sleep 0.05
 			done
 			dev=tk
+		elif [ "$1" = xdp ]; then
+			mapfile -t xp < <(xdp_ports $i)
+			# shellcheck disable=SC2086
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "tap,ifname=tk,name=tk" \
+				${xp[0]} ${xp[1]} >"$T/log$i" 2>&1 &
+			PIDS+=("$!")
+			for _ in $(seq 100); do
+				ip -n "$n" link show tk >/dev/null 2>&1 && break
+				sleep 0.05
+			done
+			dev=tk
 		elif [ "$1" = tapbr ]; then
 			ip -n "$n" link add vk type vxlan id 42 local "$me" \
 				remote "$peer" dstport 4789
@@ -160,7 +191,8 @@ start_tcp() {
 		ip -n "$n" link set "$dev" up
 		i=$((i + 1))
 	done
-	ip netns exec "$NA" ping -c 1 -W 5 198.19.1.2 >/dev/null 2>&1
+	# (xdp: the first ping may go while vhostd asks for its peer's MAC)
+	ip netns exec "$NA" ping -c 2 -W 5 198.19.1.2 >/dev/null 2>&1
 }
 
 # stop_pair: both vhostd gone, the kernel devices too
@@ -175,13 +207,16 @@ stop_pair() {
 		ip -n "$n" link del tk 2>/dev/null
 		ip -n "$n" link del tb 2>/dev/null
 	done
+	# xdp took the veths' addresses: back (a no-op otherwise)
+	ip -n "$NA" addr replace 198.18.0.1/24 dev ua
+	ip -n "$NB" addr replace 198.18.0.2/24 dev ub
 }
 
 : >"$T/out"
 for r in $(seq "$ROUNDS"); do
 	for size in $SIZES; do
-		modes="vxlan kernel"
-		[ "$size" = tcp ] && modes="vxlan rco tapbr kernel"
+		modes="vxlan xdp kernel"
+		[ "$size" = tcp ] && modes="vxlan rco xdp tapbr kernel"
 		for mode in $modes; do
 			if [ "$size" = tcp ]; then
 				start_tcp "$mode"
@@ -201,6 +236,8 @@ for r in $(seq "$ROUNDS"); do
 				continue
 			fi
 			start_pair "$mode"
+			# (xdp: the guests' first frames may go while the hosts ask
+			# for each other's MAC: the warm-up covers it)
 			res=$(timeout 60 "$VBENCH" tput --a "$T/0.sock" --b "$T/1.sock" \
 				--size "$size" --seconds "$SECS" --warmup-ms 500 \
 				2>"$T/vb.err" | grep '^RESULT')
@@ -214,15 +251,20 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 
-echo "median Gbit/s (and Mpps) per size; ratio vxlan/kernel:"
+echo "median Gbit/s (and Mpps) per size; ratio vxlan/kernel, xdp/kernel:"
 for size in $SIZES; do
 	med() { grep " $size $1 " "$T/out" | grep -o "$2=[0-9.]*" | cut -d= -f2 |
 		sort -g | awk '{a[NR]=$1} END {print NR ? a[int((NR+1)/2)] : 0}'; }
 	vg=$(med vxlan gbps) kg=$(med kernel gbps)
 	vm=$(med vxlan mpps) km=$(med kernel mpps)
+	xg=$(med xdp gbps) xm=$(med xdp mpps)
 	awk -v s="$size" -v vg="$vg" -v kg="$kg" -v vm="$vm" -v km="$km" 'BEGIN {
 		printf "  %-5s vxlan %7.3f Gbit/s (%.3f Mpps)  kernel %7.3f Gbit/s (%.3f Mpps)  ratio %.2f\n",
 			s, vg, vm, kg, km, (kg > 0 ? vg / kg : 0) }'
+	[ "$size" != tcp ] &&
+	awk -v s="$size" -v xg="$xg" -v kg="$kg" -v xm="$xm" -v km="$km" 'BEGIN {
+		printf "  %-5s xdp   %7.3f Gbit/s (%.3f Mpps)  kernel %7.3f Gbit/s (%.3f Mpps)  ratio %.2f\n",
+			s, xg, xm, kg, km, (kg > 0 ? xg / kg : 0) }'
 	if [ "$size" = tcp ]; then
 		tg=$(med tapbr gbps)
 		rg=$(med rco gbps)
@@ -231,5 +273,8 @@ for size in $SIZES; do
 				vg, tg, (tg > 0 ? vg / tg : 0)
 			printf "  tcp   rco   %7.3f Gbit/s  tapbr  %7.3f Gbit/s                ratio %.2f (kernel alone %.2f)\n",
 				rg, tg, (tg > 0 ? rg / tg : 0), (kg > 0 ? rg / kg : 0) }'
+		awk -v xg="$xg" -v tg="$tg" -v kg="$kg" 'BEGIN {
+			printf "  tcp   xdp   %7.3f Gbit/s  tapbr  %7.3f Gbit/s                ratio %.2f (kernel alone %.2f)\n",
+				xg, tg, (tg > 0 ? xg / tg : 0), (kg > 0 ? xg / kg : 0) }'
 	fi
 done
