@@ -2448,6 +2448,7 @@ static int vxlan_cmd_fdb(struct port *p, const char *args,
 		sn->vtep[i].learned = e->learned;
 		sn->vtep[i].rx = __atomic_load_n(&e->rx, __ATOMIC_RELAXED);
 		sn->vtep[i].tx = __atomic_load_n(&e->tx, __ATOMIC_RELAXED);
+		sn->vtep[i].hw = __atomic_load_n(&e->hw, __ATOMIC_RELAXED);
 	}
 	vlock_unlock(&v->lock);
 
@@ -2460,10 +2461,22 @@ static int vxlan_cmd_fdb(struct port *p, const char *args,
 			continue;
 		out->put(out, "%s{\"vtep\":\"%s\",\"flood\":%s,"
 			 "\"static_macs\":%u,\"learned_macs\":%u,"
-			 "\"rx_packets\":%llu,\"tx_packets\":%llu}",
+			 "\"rx_packets\":%llu,\"tx_packets\":%llu",
 			 n++ ? "," : "", vxlan_sa_str(&e->sa, a),
 			 e->flood ? "true" : "false", e->statics, e->learned,
 			 (unsigned long long)e->rx, (unsigned long long)e->tx);
+		/* via=: its MAC on the carrier's wire, null while unknown */
+		if (v->via && (e->hw & VX_W_VALID)) {
+			uint8_t m[6];
+
+			vxlan_key_mac(e->hw, m);
+			out->put(out, ",\"underlay_mac\":\"%02x:%02x:%02x:"
+				 "%02x:%02x:%02x\"", m[0], m[1], m[2], m[3],
+				 m[4], m[5]);
+		} else if (v->via) {
+			out->put(out, ",\"underlay_mac\":null");
+		}
+		out->put(out, "}");
 	}
 	out->put(out, "],\"macs\":[");
 	for (i = n = 0; i < VXLAN_SLOTS; i++) {

@@ -42,7 +42,7 @@
 #include "../../src/net/underlay.h"
 #include "../../src/port/port.h"
 
-#define CTR(field)	stats_sum(port.stats, offsetof(struct port_stats, field))
+#define CTR(f)		stats_sum(port.stats, offsetof(struct port_stats, f))
 /* The type's counters, as port_vxlan.c numbers them. */
 #define VX_FLOOD	CTR(type[2])
 #define VX_MTU_UNDERLAY	CTR(type[7])
@@ -340,6 +340,35 @@ static size_t datagram(const struct ul_local *from, uint8_t *out,
 		      sum) + 8 + n;
 }
 
+static char reply[8192];
+
+__attribute__((format(printf, 2, 3)))
+static void out_put(struct port_out *o, const char *fmt, ...)
+{
+	size_t n = strlen(reply);
+	va_list ap;
+
+	(void)o;
+	va_start(ap, fmt);
+	vsnprintf(reply + n, sizeof(reply) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* fdb() - "vxlan fdb" into @reply; its return value */
+static int fdb(void)
+{
+	struct port_out out = { out_put, NULL };
+	char err[256];
+	unsigned int i;
+
+	reply[0] = '\0';
+	for (i = 0; i < port.ops->n_cmds; i++)
+		if (!strcmp(port.ops->cmds[i].verb, "fdb"))
+			return port.ops->cmds[i].fn(&port, "", &out, err,
+						    sizeof(err));
+	return -1;
+}
+
 /* ---- cases --------------------------------------------------------- */
 
 static void test_spec(void **state)
@@ -373,6 +402,8 @@ static void test_neigh(void **state)
 	size_t n;
 
 	(void)state;
+	assert_int_equal(fdb(), 0);
+	assert_non_null(strstr(reply, "\"underlay_mac\":null"));
 	/* Asked for our address: answered, to the asker, with our MAC. */
 	n = question(&r1, f);
 	assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
@@ -429,6 +460,11 @@ static void test_neigh(void **state)
 	assert_int_equal(r.kind, UL_UDP);
 	assert_memory_equal(sent[1].b, MAC_R2, 6);
 	assert_int_equal(VX_FLOOD, 2 * 17);
+
+	/* The fdb says where each VTEP is on the wire. */
+	assert_int_equal(fdb(), 0);
+	assert_non_null(strstr(reply, "mac\":\"02:00:00:00:bb:01\""));
+	assert_non_null(strstr(reply, "mac\":\"02:00:00:00:bb:02\""));
 
 	/* Someone else's question is the switch's. */
 	nsent = 0;
