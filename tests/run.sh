@@ -162,6 +162,10 @@ if [ -z "${SKIP_GUEST:-}" ]; then
 		tests/guest/migrate.sh
 	# Two guests on two vhostd joined only by their vxlan ports.
 	step guest-vxlan env VHOSTD=build/asan/vhostd tests/guest/vxlan.sh
+	# The same over afxdp carriers (via=): each vhostd owns its
+	# underlay address, ARP between them.
+	step guest-vxlan-via env VHOSTD=build/asan/vhostd VX_VIA=1 \
+		tests/guest/vxlan.sh
 	# A guest's own 802.1Q devices on a trunk port, three access ports.
 	step guest-vlan env VHOSTD=build/asan/vhostd tests/guest/vlan.sh
 	# README.md's libvirt setup, its vhostd line and domain XML as

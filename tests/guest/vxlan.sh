@@ -18,7 +18,11 @@
 #
 # Environment: VHOSTD (default build/vhostd), VX_SECONDS (5), KEEP=1,
 # VX_KEYS (more vxlan port keys for both, e.g. ",remcsum=on": then both
-# ports must also have taken RCO datagrams, remcsum_rx).
+# ports must also have taken RCO datagrams, remcsum_rx), VX_VIA=1 (each
+# vxlan port over an afxdp port on its veth, via=: each vhostd owns its
+# underlay address, the kernel has none; then both must have answered
+# ARP, underlay_sent, and dropped nothing as underlay_bad or no_neigh
+# after the first second).
 # With $TEST_RESULTS set, one PASS/FAIL line.  Root; everything stays in
 # the two netns (198.18.0.0/24 underlay, 198.19.2.0/24 overlay).
 set -euo pipefail
@@ -27,6 +31,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 VX_SECONDS=${VX_SECONDS:-5}
 VX_KEYS=${VX_KEYS:-}
+VX_VIA=${VX_VIA:-0}
+NAME=guest-vxlan
+[ "$VX_VIA" = 1 ] && NAME=guest-vxlan-via
 vg_need_vhostd netns jq
 vg_ensure_image
 
@@ -68,19 +75,26 @@ NS_MADE=1
 ip netns add "$NS2"
 for n in "$NS" "$NS2"; do ip -n "$n" link set lo up; done
 ip -n "$NS" link add u1 type veth peer name u2 netns "$NS2"
-ip -n "$NS" addr add 198.18.0.1/24 dev u1
-ip -n "$NS2" addr add 198.18.0.2/24 dev u2
+VIA1=() VIA2=()
+if [ "$VX_VIA" = 1 ]; then
+	VIA1=(--port "afxdp,ifname=u1,name=xa")
+	VIA2=(--port "afxdp,ifname=u2,name=xa")
+	VX_KEYS="$VX_KEYS,via=xa"
+else
+	ip -n "$NS" addr add 198.18.0.1/24 dev u1
+	ip -n "$NS2" addr add 198.18.0.2/24 dev u2
+fi
 # Room for a 1500-byte inner packet and its 50 bytes of VXLAN.
 ip -n "$NS" link set u1 mtu 1600 up
 ip -n "$NS2" link set u2 mtu 1600 up
 
 ip netns exec "$NS" "$VHOSTD" \
-	--port "vhost-user,path=$VG_DIR/vm1.sock,name=vm1" \
+	--port "vhost-user,path=$VG_DIR/vm1.sock,name=vm1" "${VIA1[@]}" \
 	--port "vxlan,local=198.18.0.1,remote=198.18.0.2,vni=42,name=vx$VX_KEYS" \
 	--ctl "$VG_DIR/ctl1.sock" </dev/null >"$VLOG" 2>&1 &
 VHOSTD_PID=$!
 ip netns exec "$NS2" "$VHOSTD" \
-	--port "vhost-user,path=$VG_DIR/vm2.sock,name=vm2" \
+	--port "vhost-user,path=$VG_DIR/vm2.sock,name=vm2" "${VIA2[@]}" \
 	--port "vxlan,local=198.18.0.2,remote=198.18.0.1,vni=42,name=vx$VX_KEYS" \
 	--ctl "$VG_DIR/ctl2.sock" </dev/null >"$VLOG2" 2>&1 &
 VHOSTD2_PID=$!
@@ -150,11 +164,14 @@ for c in 1 2; do
 	vx=$(jq -c '.ports[] | select(.name == "vx")' <<<"$j")
 	want=(rx_packets tx_packets gro_joined)
 	[[ $VX_KEYS == *remcsum=on* ]] && want+=(remcsum_rx)
+	[ "$VX_VIA" = 1 ] && want+=(underlay_sent)
 	for k in "${want[@]}"; do
 		v=$(jq -r ".$k" <<<"$vx")
 		[ "${v:-0}" -gt 0 ] || fail "vhostd$c vx $k=$v"
 	done
-	for k in bad_header bad_vni foreign mtu_inner mtu_underlay drops.too_big drops.spoofed; do
+	bad=(bad_header bad_vni foreign mtu_inner mtu_underlay drops.too_big drops.spoofed)
+	[ "$VX_VIA" = 1 ] && bad+=(underlay_bad no_neigh)
+	for k in "${bad[@]}"; do
 		v=$(jq -r ".$k" <<<"$vx")
 		[ "$v" = 0 ] || fail "vhostd$c vx $k=$v"
 	done
@@ -166,10 +183,10 @@ done
 
 detail="g1<->g2 over VXLAN: ping both ways, iperf3 ${GB[g1]:-?}/${GB[g2]:-?} Gbit/s, 8 MiB sha256 intact, sockperf 256 B p50 ${p50:-?} us p99 ${p99:-?} us, GRO on both ends${VX_KEYS:+ ($VX_KEYS)}"
 if [ -z "$ERR" ]; then
-	echo "PASS guest-vxlan  $detail"
-	[ -z "${TEST_RESULTS:-}" ] || echo "PASS guest-vxlan $detail" >>"$TEST_RESULTS"
+	echo "PASS $NAME  $detail"
+	[ -z "${TEST_RESULTS:-}" ] || echo "PASS $NAME $detail" >>"$TEST_RESULTS"
 else
-	echo "FAIL guest-vxlan  $ERR"
-	[ -n "${TEST_RESULTS:-}" ] && echo "FAIL guest-vxlan $ERR" >>"$TEST_RESULTS"
+	echo "FAIL $NAME  $ERR"
+	[ -n "${TEST_RESULTS:-}" ] && echo "FAIL $NAME $ERR" >>"$TEST_RESULTS"
 	exit 1
 fi
