@@ -109,6 +109,9 @@
 /* A datagram's room: header, the largest frame, one byte to see more. */
 #define VXLAN_BUF_LEN		(VXLAN_HLEN + PKT_FRAME_MAX + 1)
 #define VXLAN_SOCKBUF		(4 << 20)
+#define VXLAN_NEIGH_REFRESH	60	/* via=: s before a VTEP's MAC is asked
+					 * for again
+					 */
 /* UDP GSO (UDP_SEGMENT): one send carries up to this many datagrams of
  * one size (Linux's UDP_MAX_SEGMENTS, 64 before 6.x raised it), at most
  * this many bytes of them (an IPv4 datagram's limit less its headers).
@@ -257,6 +260,8 @@ union vxlan_sa {
  *		MAC's key, 0 while unknown (atomic: any worker)
  * @asked:	via=: the second its MAC was last asked for, plus one; 0
  *		never (atomic)
+ * @heard:	via=: the second an ARP or ND message last told its MAC
+ *		(relaxed)
  */
 struct vxlan_vtep {
 	union vxlan_sa sa;
@@ -268,6 +273,7 @@ struct vxlan_vtep {
 	uint64_t tx;
 	uint64_t hw;
 	uint32_t asked;
+	uint32_t heard;
 };
 
 /**
@@ -1611,9 +1617,11 @@ mtu:
  * written into the carrier's TX buffers: outer headers built here, the
  * inner frame (its offloads finished, each segment its own datagram)
  * copied once behind them.  A VTEP's MAC comes from ARP or ND, asked
- * once a second while unknown, and from every frame it sends; a frame
- * for a VTEP whose MAC is not known yet is dropped (no_neigh) and the
- * question asked.  The remotes are on the carrier's link: no routing.
+ * once a second while unknown and again after VXLAN_NEIGH_REFRESH
+ * seconds without news (never from a datagram's outer source: anyone
+ * routing a forged one to us could aim the tunnel); a frame for a VTEP
+ * whose MAC is not known yet is dropped (no_neigh) and the question
+ * asked.  The remotes are on the carrier's link: no routing.
  */
 
 /* vxlan_key_mac() - the MAC of a table or neighbour word */
@@ -1648,13 +1656,16 @@ static void vxlan_ip_sa(union vxlan_sa *sa, sa_family_t family,
 	}
 }
 
-/* vxlan_hw_set() - VTEP @e is at @mac (one store, when it changed) */
-static void vxlan_hw_set(struct vxlan_vtep *e, const uint8_t *mac)
+/* vxlan_hw_set() - VTEP @e is at @mac, as ARP or ND said at @now */
+static void vxlan_hw_set(struct vxlan_vtep *e, const uint8_t *mac,
+			 uint32_t now)
 {
 	uint64_t w = VX_W_VALID | vxlan_mac_key(mac);
 
 	if (__atomic_load_n(&e->hw, __ATOMIC_RELAXED) != w)
 		__atomic_store_n(&e->hw, w, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&e->heard, __ATOMIC_RELAXED) != now)
+		__atomic_store_n(&e->heard, now, __ATOMIC_RELAXED);
 }
 
 /**
@@ -1671,7 +1682,7 @@ static void vxlan_neigh(struct vxlan_priv *v, const struct ul_rx *rx)
 	vxlan_ip_sa(&sa, v->family, rx->sip, 0);
 	vt = vxlan_vtep_find(v, &sa);
 	if (vt >= 0)
-		vxlan_hw_set(&v->vtep[vt], rx->smac);
+		vxlan_hw_set(&v->vtep[vt], rx->smac, vxlan_now());
 }
 
 /**
@@ -1764,7 +1775,11 @@ static enum port_ul_verdict vxlan_ul_rx(struct port *p, uint8_t *f,
 			stats_add(&port_ctr(p)->drops[why], 1);
 			return PORT_UL_TAKEN;
 		}
-		vxlan_hw_set(&v->vtep[vt], rx.smac);
+		/* Its outer source MAC teaches nothing: whoever can route a
+		 * datagram with a VTEP's source address to us could aim our
+		 * tunnel at a MAC of its choosing (a router's).  ARP and ND
+		 * only, as the kernel's neighbour table.
+		 */
 		return PORT_UL_FRAME;
 	case UL_ARP_REQ:
 		if (rx.neigh)
@@ -2176,11 +2191,19 @@ static void vxlan_timer(struct port *p)
 	vlock_unlock(&v->lock);
 	if (freed)
 		vxlan_drain(v);
-	/* via=: a VTEP whose MAC is unknown is asked for, once a second. */
-	for (i = 0; v->via && i < VXLAN_VTEPS; i++)
-		if (__atomic_load_n(&v->vtep[i].live, __ATOMIC_ACQUIRE) == 1 &&
-		    !__atomic_load_n(&v->vtep[i].hw, __ATOMIC_RELAXED))
+	/* via=: a VTEP whose MAC is unknown is asked for, once a second;
+	 * one not heard of for VXLAN_NEIGH_REFRESH seconds too (its entry
+	 * stays meanwhile: a NIC replaced is found within a minute).
+	 */
+	for (i = 0; v->via && i < VXLAN_VTEPS; i++) {
+		const struct vxlan_vtep *e = &v->vtep[i];
+
+		if (__atomic_load_n(&e->live, __ATOMIC_ACQUIRE) == 1 &&
+		    (!__atomic_load_n(&e->hw, __ATOMIC_RELAXED) ||
+		     now - __atomic_load_n(&e->heard, __ATOMIC_RELAXED) >
+		     VXLAN_NEIGH_REFRESH))
 			vxlan_solicit(p, v, i, now);
+	}
 }
 
 /**

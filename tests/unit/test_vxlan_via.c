@@ -498,6 +498,21 @@ static void test_decap(void **state)
 	assert_memory_equal(pkt.iov[0].iov_base, in, m);
 	assert_memory_equal(&pkt.eth, in, 14);
 
+	/* The datagram's outer source MAC teaches nothing: a forged one
+	 * from behind a router would aim the tunnel at the router.
+	 */
+	assert_int_equal(rx(f, answer(&r1, f), &pkt), PORT_UL_TAKEN);
+	{
+		struct ul_local forger = r1;
+
+		forger.mac[5] = 0x66;
+		n = datagram(&forger, f, 42, in, m);
+		assert_int_equal(rx(f, n, &pkt), PORT_UL_FRAME);
+		assert_int_equal(fdb(), 0);
+		assert_non_null(strstr(reply, "mac\":\"02:00:00:00:bb:01\""));
+		assert_null(strstr(reply, "bb:66"));
+	}
+
 	/* Another VNI, a stranger, bad checksums, a wrong port. */
 	n = datagram(&r1, f, 43, in, m);
 	assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
