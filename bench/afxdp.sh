@@ -3,7 +3,7 @@
 # afxdp.sh - guest to the wire and back through vhostd's afxdp port,
 #	     against the same through a TAP port and a kernel bridge
 #
-#   bench/afxdp.sh [ROUNDS [SECONDS [SIZES]]]     (root; default 3 2 "64 1514 tcp")
+#   bench/afxdp.sh [ROUNDS [SECONDS [SIZES]]]     (root; default 3 2 "64 1514 tcp wire")
 #
 # Two namespaces, each a "host" with a vhostd and one vhost-user port
 # (vbench plays a guest on each, A sending, B counting and checking every
@@ -18,6 +18,13 @@
 # port of each vhostd (standing in for a guest's NIC): 64 KiB TSO frames
 # cut for the wire and joined again (afxdp), or kept whole through TAP,
 # bridge and veth (tap: the TAP port's frames cross as the kernel's GSO).
+# "wire" is the same stream from A's stack to B's kernel holding
+# 198.19.4.2 on the veth itself, no vhostd in B: guest -> wire, the far
+# end a host's stack as behind a NIC.  afxdp then runs with tso=on (its
+# TSO frames whole through a packet socket, as auto does on a NIC: on a
+# veth auto is off, for the XDP program a far vhostd would run), afxdp-sw
+# with tso=off (every segment an AF_XDP frame), tap through a second TAP
+# port bridged with the veth.
 # One line per run (Mpps B received), then the medians and the ratio
 # afxdp/tap per size.  vhostd: BUILD's (default build), vbench:
 # BENCH_BUILD's (default build-bench).  Everything stays in the two
@@ -25,7 +32,7 @@
 set -u
 ROUNDS=${1:-3}
 SECS=${2:-2}
-SIZES=${3:-64 1514 tcp}
+SIZES=${3:-64 1514 tcp wire}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 VHOSTD=$BUILD/vhostd
@@ -136,6 +143,49 @@ start_tcp() {
 	ip netns exec "$NA" ping -c 1 -W 5 198.19.4.2 >/dev/null 2>&1
 }
 
+# start_wire MODE: A's stack on 198.19.4.1 over vhostd (TAP "tk", then
+#   an afxdp port with tso=on (afxdp) or off (afxdp-sw), or a second TAP
+#   port bridged with the veth), B's kernel on 198.19.4.2 on wb itself
+start_wire() {
+	local tso=on
+	[ "$1" = afxdp-sw ] && tso=off
+	if [ "$1" = tap ]; then
+		ip -n "$NA" link add brk type bridge
+		ip -n "$NA" link set wa master brk
+		ip netns exec "$NA" "$VHOSTD" --poll-us 0 \
+			--port "tap,ifname=tk,name=tk" \
+			--port "tap,ifname=tb,name=tb" >"$T/log0" 2>&1 &
+	else
+		ip netns exec "$NA" "$VHOSTD" --poll-us 0 \
+			--port "tap,ifname=tk,name=tk" \
+			--port "afxdp,ifname=wa,mode=native,tso=$tso,name=x" \
+			>"$T/log0" 2>&1 &
+	fi
+	PIDS+=("$!")
+	for _ in $(seq 100); do
+		ip -n "$NA" link show tk >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	if [ "$1" = tap ]; then
+		for _ in $(seq 100); do
+			ip -n "$NA" link show tb >/dev/null 2>&1 && break
+			sleep 0.05
+		done
+		ip -n "$NA" link set tb master brk
+		ip -n "$NA" link set tb up
+		ip -n "$NA" link set brk up
+	fi
+	ip -n "$NA" addr add 198.19.4.1/24 dev tk
+	ip -n "$NA" link set tk up
+	ip -n "$NB" addr add 198.19.4.2/24 dev wb
+	# B's kernel finishes its checksums itself, as a NIC would: through
+	# a veth they would reach A's XDP still to be done (CHECKSUM_PARTIAL
+	# is a veth's), and leave A's TAP unfinished (doc/ports.md).  Both
+	# modes alike.
+	ip netns exec "$NB" ethtool -K wb tx off >/dev/null
+	ip netns exec "$NA" ping -c 1 -W 5 198.19.4.2 >/dev/null 2>&1
+}
+
 # stop_pair: both vhostd gone, the bridges too
 stop_pair() {
 	local p n
@@ -147,14 +197,22 @@ stop_pair() {
 		ip -n "$n" link del tk 2>/dev/null
 		ip -n "$n" link del tb 2>/dev/null
 	done
+	ip -n "$NB" addr flush dev wb	# start_wire's
+	ip netns exec "$NB" ethtool -K wb tx on >/dev/null
 }
 
 : >"$T/out"
 for r in $(seq "$ROUNDS"); do
 	for size in $SIZES; do
-		for mode in afxdp tap; do
-			if [ "$size" = tcp ]; then
-				start_tcp "$mode"
+		modes="afxdp tap"
+		[ "$size" = wire ] && modes="afxdp afxdp-sw tap"
+		for mode in $modes; do
+			if [ "$size" = tcp ] || [ "$size" = wire ]; then
+				if [ "$size" = tcp ]; then
+					start_tcp "$mode"
+				else
+					start_wire "$mode"
+				fi
 				ip netns exec "$NB" timeout $((SECS + 20)) iperf3 -s -1 \
 					-p 5401 >/dev/null 2>&1 &
 				srv=$!
@@ -188,8 +246,14 @@ for size in $SIZES; do
 	am=$(med afxdp mpps) tm=$(med tap mpps)
 	ag=$(med afxdp gbps) tg=$(med tap gbps)
 	awk -v s="$size" -v am="$am" -v tm="$tm" -v ag="$ag" -v tg="$tg" 'BEGIN {
-		if (s == "tcp") r = tg > 0 ? ag / tg : 0
+		if (s == "tcp" || s == "wire") r = tg > 0 ? ag / tg : 0
 		else r = tm > 0 ? am / tm : 0
 		printf "  %-5s afxdp %.3f Mpps (%.3f Gbit/s)  tap %.3f Mpps (%.3f Gbit/s)  ratio %.2f\n",
 			s, am, ag, tm, tg, r }'
+	if [ "$size" = wire ]; then
+		sg=$(med afxdp-sw gbps)
+		awk -v sg="$sg" -v tg="$tg" 'BEGIN {
+			printf "  wire  afxdp tso=off %.3f Gbit/s  tap %.3f Gbit/s  ratio %.2f\n",
+				sg, tg, (tg > 0 ? sg / tg : 0) }'
+	fi
 done

@@ -40,6 +40,7 @@
  * The kernel's own XSK counters (drops for a full RX ring, an empty fill
  * ring, invalid descriptors) are read once a second (XDP_STATISTICS).
  */
+#include <endian.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -48,10 +49,14 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <linux/if_link.h>
+#include <linux/if_packet.h>
 #include <linux/if_xdp.h>
 #include <xdp/xsk.h>
 
@@ -80,6 +85,7 @@ enum {
 	AX_C_MTU,
 	AX_C_GRO_JOINED,
 	AX_C_GRO_FRAMES,
+	AX_C_TSO_KERNEL,
 	AX_C_COUNT,
 };
 
@@ -90,17 +96,20 @@ enum {
  * @mode:	mode= auto, native or generic
  * @zerocopy:	zerocopy= XDP_ZEROCOPY or XDP_COPY (unset: the kernel's
  *		choice)
+ * @tso:	tso= auto, on or off: TSO/USO frames to the interface whole
+ *		(a packet socket)
  */
 struct afxdp_opts {
 	char ifname[PORT_IFNAME_MAX];
 	unsigned int queues;
 	char mode[8];
 	bool zerocopy;
+	char tso[8];
 };
 
 #define AX_OPT(f)	PORT_OPT_AT(struct afxdp_opts, f)
 
-enum { AX_IFNAME, AX_QUEUES, AX_MODE, AX_ZEROCOPY };
+enum { AX_IFNAME, AX_QUEUES, AX_MODE, AX_ZEROCOPY, AX_TSO };
 
 static const struct port_opt afxdp_opts[] = {
 	[AX_IFNAME] = {
@@ -119,6 +128,10 @@ static const struct port_opt afxdp_opts[] = {
 		.key = "zerocopy", .type = PORT_OPT_BOOL, AX_OPT(zerocopy),
 		.help = "on: zero copy or fail; off: copy mode (default: the "
 			"kernel's choice)" },
+	[AX_TSO] = { .key = "tso", .type = PORT_OPT_NAME, AX_OPT(tso),
+	  .help = "auto|on|off: TSO/USO frames go to the interface whole, "
+		  "through a packet socket (the NIC segments them), or are "
+		  "cut into AF_XDP frames; auto (default): whole but on a veth" },
 };
 
 _Static_assert(sizeof(struct afxdp_opts) <= PORT_OPTS_SIZE,
@@ -187,6 +200,8 @@ struct afxdp_q {
  *		(atomic: the readers load it once a burst)
  * @ifname:	the interface
  * @mac:	its MAC
+ * @pfd:	tso=on: a packet socket on the interface that sends only
+ *		(PACKET_VNET_HDR: a frame and its GSO metadata), -1 if none
  * @q:		the queues
  */
 struct afxdp_priv {
@@ -195,6 +210,7 @@ struct afxdp_priv {
 	struct port_underlay *ul;
 	char ifname[PORT_IFNAME_MAX];
 	uint8_t mac[ETH_ALEN];
+	int pfd;
 	uint32_t frame_max;
 	int map_fd;
 	int prog_fd;
@@ -251,6 +267,9 @@ static const char *afxdp_check(const void *opts, uint32_t given)
 	if ((given & 1U << AX_MODE) && strcmp(o->mode, "auto") &&
 	    strcmp(o->mode, "native") && strcmp(o->mode, "generic"))
 		return "mode= is auto, native or generic";
+	if ((given & 1U << AX_TSO) && strcmp(o->tso, "auto") &&
+	    strcmp(o->tso, "on") && strcmp(o->tso, "off"))
+		return "tso= is auto, on or off";
 	return NULL;
 }
 
@@ -454,6 +473,9 @@ static void afxdp_teardown(struct port *p, struct afxdp_priv *x,
 	if (x->link_fd >= 0)
 		close(x->link_fd);	/* the program is off the interface */
 	x->link_fd = -1;
+	if (x->pfd >= 0)
+		close(x->pfd);
+	x->pfd = -1;
 	for (i = 0; i < AFXDP_QUEUES_MAX; i++)
 		afxdp_q_close(&x->q[i]);
 	if (x->prog_fd >= 0)
@@ -461,6 +483,66 @@ static void afxdp_teardown(struct port *p, struct afxdp_priv *x,
 	if (x->map_fd >= 0)
 		close(x->map_fd);
 	x->prog_fd = x->map_fd = -1;
+}
+
+/**
+ * afxdp_is_veth() - whether the interface is a veth
+ * @ifname:	interface
+ * Return: true if its driver says "veth"
+ *
+ * tso=auto's question.  A frame leaves a NIC cut to the MTU whatever the
+ * far end runs; a veth hands the far end the 64 KiB frame whole, and an
+ * XDP program there (another vhostd's afxdp port) cannot take it: the
+ * kernel drops it before the program sees it.
+ */
+static bool afxdp_is_veth(const char *ifname)
+{
+	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool veth = false;
+
+	if (fd < 0)
+		return false;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&di;
+	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+		veth = !strcmp(di.driver, "veth");
+	close(fd);
+	return veth;
+}
+
+/**
+ * afxdp_packet_socket() - the send-only packet socket for TSO/USO frames
+ * @p:		port (for messages)
+ * @x:		port state (@ifindex)
+ * Return: its fd, or -1 (a warning: frames are then cut in software)
+ *
+ * Protocol 0: it receives nothing.  PACKET_VNET_HDR: each write is a
+ * virtio-net header and a frame, the kernel builds a GSO skb from it
+ * (virtio_net_hdr_to_skb(), as for a TAP, checking what the guest
+ * wrote); PACKET_QDISC_BYPASS: straight to the driver, as AF_XDP's own
+ * frames go.
+ */
+static int afxdp_packet_socket(struct port *p, struct afxdp_priv *x)
+{
+	struct sockaddr_ll ll = {
+		.sll_family = AF_PACKET, .sll_ifindex = x->ifindex,
+	};
+	int fd, one = 1;
+
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&ll, sizeof(ll))) {
+		warn("%s: afxdp: no packet socket for TSO frames (%s): they "
+		     "are cut in software", p->name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
+	return fd;
 }
 
 /**
@@ -479,7 +561,7 @@ static int afxdp_open(struct port *p, const struct port_spec *spec)
 	unsigned int i, have, nsrc = 0;
 	int rc;
 
-	x->map_fd = x->prog_fd = x->link_fd = -1;
+	x->map_fd = x->prog_fd = x->link_fd = x->pfd = -1;
 	for (i = 0; i < AFXDP_QUEUES_MAX; i++)
 		x->q[i].fd = -1;
 	x->ifindex = (int)if_nametoindex(o->ifname);
@@ -523,6 +605,9 @@ static int afxdp_open(struct port *p, const struct port_spec *spec)
 	rc = afxdp_attach(p, x, mode, o->ifname);
 	if (rc)
 		goto err;
+	if (!strcmp(o->tso, "on") ||
+	    (strcmp(o->tso, "off") && !afxdp_is_veth(o->ifname)))
+		x->pfd = afxdp_packet_socket(p, x);
 	for (nsrc = 0; nsrc < x->nq; nsrc++) {
 		rc = port_src_add(p, nsrc, x->q[nsrc].fd, PORT_SRC_LEVEL);
 		if (rc < 0) {
@@ -532,9 +617,9 @@ static int afxdp_open(struct port *p, const struct port_spec *spec)
 		}
 	}
 	port_set_up(p, true);
-	info("port %s: afxdp on %s, %u queue(s), %s XDP, frames up to %u B",
+	info("port %s: afxdp on %s, %u queue(s), %s XDP, frames up to %u B%s",
 	     p->name, o->ifname, x->nq, x->native ? "native" : "generic",
-	     x->frame_max);
+	     x->frame_max, x->pfd >= 0 ? ", TSO/USO to the kernel whole" : "");
 	return 0;
 
 err:
@@ -901,21 +986,77 @@ static int afxdp_emit(void *arg, const struct iovec *iov, unsigned int cnt,
 }
 
 /**
+ * afxdp_tso() - a TSO/USO frame to the interface whole (tso=on)
+ * @x:		port state (@pfd open)
+ * @aq:		the frame's queue, its TX lock held
+ * @pkt:	frame (read, never written)
+ * @mtu:	set when its segments would be over the MTU
+ * @tso:	incremented when sent so
+ * Return: 0 if sent, -reason if dropped, 1 if it is to be cut in software
+ *	   after all (the kernel refused it as such)
+ *
+ * AF_XDP has no GSO: a 64 KiB frame cut into 45 frames is 45 skbs in
+ * copy mode and 45 descriptors on the wire.  A packet socket takes it
+ * whole with its metadata, and the NIC (TSO), or the kernel as late as
+ * it can, cuts it.  What the queue's ring holds goes first, so that a
+ * flow stays in order in copy mode (in zero-copy mode the socket is a
+ * queue of the NIC's own, and the packet socket's frames may pass it).
+ */
+static int afxdp_tso(struct afxdp_priv *x, struct afxdp_q *aq,
+		     const struct pkt *pkt, bool *mtu, unsigned int *tso)
+	REQUIRES(aq->txlock)
+{
+	struct iovec iov[PKT_IOV_MAX + 1];
+	uint8_t head[GSO_HDR_MAX];
+	struct eth_hdrs h;
+	size_t n;
+
+	if (gso_plan(pkt, pkt->src_feat, 0) != GSO_ACT_SEGMENT ||
+	    pkt->iovcnt > PKT_IOV_MAX)
+		return 1;
+	/* Each segment within the MTU: its headers and gso_size. */
+	n = iov_peek(pkt->iov, pkt->iovcnt, 0, head,
+		     MIN(sizeof(head), (size_t)pkt->len));
+	if (eth_parse(head, n, &h))
+		return 1;
+	if (h.pay_off + le16toh(pkt->vnet.gso_size) > x->frame_max) {
+		*mtu = true;
+		return -STATS_DROP_TOO_BIG;
+	}
+	iov[0].iov_base = (void *)(uintptr_t)&pkt->vnet;
+	iov[0].iov_len = sizeof(struct virtio_net_hdr);
+	memcpy(iov + 1, pkt->iov, pkt->iovcnt * sizeof(iov[0]));
+	afxdp_kick(aq);
+	if (writev(x->pfd, iov, (int)pkt->iovcnt + 1) >= 0) {
+		(*tso)++;
+		return 0;
+	}
+	return errno == ENOBUFS || errno == EAGAIN ? -STATS_DROP_NO_BUFFER : 1;
+}
+
+/**
  * afxdp_frame() - one frame to the wire, its offloads finished
  * @x:		port state
  * @aq:		queue, its TX lock held
  * @pkt:	frame (read, never written)
  * @mtu:	set when a segment or the frame is over the MTU
+ * @tso:	incremented when it went to the kernel whole (afxdp_tso())
  * Return: 0, or the drop reason
  */
 static int afxdp_frame(struct afxdp_priv *x, struct afxdp_q *aq,
-		       const struct pkt *pkt, bool *mtu) REQUIRES(aq->txlock)
+		       const struct pkt *pkt, bool *mtu, unsigned int *tso)
+	REQUIRES(aq->txlock)
 {
 	struct afxdp_emit e = { x, aq, false };
 	int rc;
 
 	if (pkt->len < ETH_HLEN)
 		return STATS_DROP_RUNT;
+	if (x->pfd >= 0 && pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE) {
+		rc = afxdp_tso(x, aq, pkt, mtu, tso);
+		if (rc <= 0)
+			return -rc;
+	}
 	rc = gso_emit(pkt, afxdp_emit, &e);
 	*mtu = e.mtu;
 	return rc < 0 ? STATS_DROP_OFFLOAD : rc;
@@ -934,6 +1075,7 @@ static unsigned int afxdp_xmit(struct port *p, struct pkt *const *pkts,
 			       unsigned int n)
 {
 	unsigned int i, sent = 0, drops[STATS_DROP_COUNT] = { 0 }, big = 0;
+	unsigned int tso = 0;
 	struct afxdp_priv *x = p->priv;
 	uint8_t which[PORT_BURST];
 	unsigned int qi, c, m, left;
@@ -963,7 +1105,7 @@ static unsigned int afxdp_xmit(struct port *p, struct pkt *const *pkts,
 				if (which[i] != qi)
 					continue;
 				left--;
-				why = afxdp_frame(x, aq, pkt, &mtu);
+				why = afxdp_frame(x, aq, pkt, &mtu, &tso);
 				if (mtu)
 					big++;
 				if (why) {
@@ -988,6 +1130,8 @@ static unsigned int afxdp_xmit(struct port *p, struct pkt *const *pkts,
 	}
 	if (big)
 		stats_add(&port_ctr(p)->type[AX_C_MTU], big);
+	if (tso)
+		stats_add(&port_ctr(p)->type[AX_C_TSO_KERNEL], tso);
 	if (drops[STATS_DROP_NO_BUFFER])
 		stats_add(&port_ctr(p)->type[AX_C_TX_FULL],
 			  drops[STATS_DROP_NO_BUFFER]);
@@ -1199,6 +1343,10 @@ static const struct stats_desc afxdp_desc[] = {
 	{ .key = "gro_frames", .metric = "afxdp_gro_frames_total",
 	  .help = "Frames made of more than one segment from the wire.",
 	  STATS_AT(type[AX_C_GRO_FRAMES]) },
+	{ .key = "tso_kernel", .metric = "afxdp_tso_kernel_total",
+	  .help = "TSO/USO frames sent whole through the packet socket "
+		  "(tso=on).",
+	  STATS_AT(type[AX_C_TSO_KERNEL]) },
 	{ .key = "bursts", .metric = "afxdp_bursts_total",
 	  .help = "Worker turns that took frames from a socket.",
 	  STATS_AT(polls) },

@@ -11,7 +11,11 @@
 #                   runs; ARP and ping, IPv6 ND and ping6, iperf3 A -> B
 #                   and B -> A, 4 MiB each way byte for byte (sha256);
 #                   after a clean exit no XDP program on xa
-#   afxdp-native    the same in mode=native (veth's driver XDP)
+#                   tso=on: A's TSO frames went to xa whole (tso_kernel)
+#   afxdp-native    the same in mode=native (veth's driver XDP), tso=
+#                   unset: auto, which on a veth is off (tso_kernel 0)
+#   afxdp-tso-off   the same in generic mode with tso=off: every frame
+#                   through AF_XDP, TSO frames cut in software
 #   afxdp-mq        queues=2 on a 2-queue veth: two sockets, per-queue
 #                   counters, ping
 #   afxdp-crash     vhostd killed with SIGKILL: the program is gone from
@@ -19,7 +23,7 @@
 #   afxdp-errors    one line and a non-zero exit for: mode=native on a
 #                   bridge (no driver XDP), zerocopy=on on a veth,
 #                   queues=2 on a 1-queue veth, no such interface, a bad
-#                   mode=; ctl "port add afxdp" refused at run time
+#                   mode= or tso=; ctl "port add afxdp" refused at run time
 #
 # B's veth has TX checksumming off: its TCP frames would otherwise reach
 # XDP with the checksum still to be done (CHECKSUM_PARTIAL, which a veth
@@ -46,7 +50,8 @@ ax_cleanup() {
 }
 IT_CLEANUP_HOOK=ax_cleanup
 
-ALL=(afxdp-generic afxdp-native afxdp-mq afxdp-crash afxdp-errors)
+ALL=(afxdp-generic afxdp-native afxdp-tso-off afxdp-mq afxdp-crash
+     afxdp-errors)
 for t in socat iperf3 ethtool; do
 	if ! command -v $t >/dev/null; then
 		for n in "${ALL[@]}"; do wanted "$n" && skip "$n" "no $t"; done
@@ -89,7 +94,7 @@ untopo() {
 ax_start() {
 	start_vhostd ip netns exec "$NA" -- 0 \
 		--port "tap,ifname=tk,name=tk" \
-		--port "afxdp,ifname=xa,name=xdp0${1:+,$1}" || return 1
+		--port "afxdp,ifname=xa,name=xdp0$(printf ',%s' "$@")" || return 1
 	for _i in $(seq 100); do
 		ip -n "$NA" link show tk >/dev/null 2>&1 && break
 		sleep 0.05
@@ -154,12 +159,13 @@ finish() {
 	untopo
 }
 
-# mode_test NAME MODE SHOWN: the traffic test in MODE, XDP shown as SHOWN
+# mode_test NAME MODE SHOWN [TSO]: the traffic test in MODE, XDP shown
+#   as SHOWN, tso=TSO (default: unset, auto)
 mode_test() {
-	local up down
+	local up down tso=${4:-auto}
 	wanted "$1" || return 0
 	ERR=
-	if topo && ax_start "mode=$2"; then
+	if topo && ax_start "mode=$2" ${4:+"tso=$4"}; then
 		xdp_on "$3" || ERR="${ERR:+$ERR; }no $3 program on xa while running"
 		ping_ok "$NA" 198.19.3.2
 		ping_ok "$NB" 198.19.3.1
@@ -180,6 +186,14 @@ mode_test() {
 		check_ctr xdp0 .rx_packets -gt 1000
 		check_ctr xdp0 .tx_packets -gt 1000
 		check_ctr xdp0 .xsk_invalid -eq 0
+		# A's iperf3 and socat sent TSO frames through the TAP: whole
+		# to xa with tso=on, cut into AF_XDP frames otherwise (auto:
+		# xa is a veth).
+		if [ "$tso" = on ]; then
+			check_ctr xdp0 .tso_kernel -gt 100
+		else
+			check_ctr xdp0 .tso_kernel -eq 0
+		fi
 		stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
 		VPID=
 		xdp_gone || ERR="${ERR:+$ERR; }XDP program left on xa after exit"
@@ -187,13 +201,14 @@ mode_test() {
 		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
 	fi
 	result "$1" "$([ -z "$ERR" ] && echo 0 || echo 1)" \
-		"${ERR:-$3 XDP: ARP, ND, ping, ping6; iperf3 A->B ${up:-?}, B->A ${down:-?} Mbit/s; 4 MiB each way intact; program gone at exit}"
+		"${ERR:-$3 XDP, tso=$tso: ARP, ND, ping, ping6; iperf3 A->B ${up:-?}, B->A ${down:-?} Mbit/s; 4 MiB each way intact; program gone at exit}"
 	ERR=
 	untopo
 }
 
-mode_test afxdp-generic generic xdpgeneric
+mode_test afxdp-generic generic xdpgeneric on
 mode_test afxdp-native native xdp
+mode_test afxdp-tso-off generic xdpgeneric off
 
 # ---- afxdp-mq ---------------------------------------------------------------
 if wanted afxdp-mq; then
@@ -242,7 +257,8 @@ if wanted afxdp-errors; then
 			   "afxdp,ifname=xa,zerocopy=on:" \
 			   "afxdp,ifname=xa,queues=2:RX queue" \
 			   "afxdp,ifname=nosuch0:no interface" \
-			   "afxdp,ifname=xa,mode=fast:auto, native or generic"; do
+			   "afxdp,ifname=xa,mode=fast:auto, native or generic" \
+			   "afxdp,ifname=xa,tso=yes:auto, on or off"; do
 			spec=${bad%%:*} want=${bad#*:}
 			out=$(ip netns exec "$NA" "$VHOSTD" --port "$spec" 2>&1)
 			rc=$?
@@ -262,7 +278,7 @@ if wanted afxdp-errors; then
 	else
 		ERR="setup failed"
 	fi
-	finish afxdp-errors "native on a bridge, zero copy on a veth, too many queues, no interface, bad mode: refused, nothing left attached; run-time add refused"
+	finish afxdp-errors "native on a bridge, zero copy on a veth, too many queues, no interface, bad mode, bad tso: refused, nothing left attached; run-time add refused"
 fi
 
 it_summary
