@@ -131,7 +131,8 @@ static const struct port_opt afxdp_opts[] = {
 	[AX_TSO] = { .key = "tso", .type = PORT_OPT_NAME, AX_OPT(tso),
 	  .help = "auto|on|off: TSO/USO frames go to the interface whole, "
 		  "through a packet socket (the NIC segments them), or are "
-		  "cut into AF_XDP frames; auto (default): whole but on a veth" },
+		  "cut into AF_XDP frames; auto (default): whole, but on "
+		  "a veth" },
 };
 
 _Static_assert(sizeof(struct afxdp_opts) <= PORT_OPTS_SIZE,
