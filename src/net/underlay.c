@@ -403,6 +403,38 @@ size_t ul_udp(const struct ul_local *l, uint8_t *out, const uint8_t *dmac,
 }
 
 /**
+ * ul_udp_partial() - outer headers for a datagram whose UDP checksum the
+ *		      interface finishes (a UDP GSO train's: NEEDS_CSUM)
+ * @l:		endpoint (the source)
+ * @out:	as ul_udp()'s
+ * @dmac:	next hop's MAC
+ * @dip:	destination address
+ * @sport:	source port, network order
+ * @paylen:	payload bytes (the whole train's)
+ * @flow:	IPv6's flow label
+ *
+ * As ul_udp(), but the UDP checksum field holds the pseudo header's sum
+ * (what a driver leaves there for VIRTIO_NET_HDR_F_NEEDS_CSUM), over
+ * both families: the segmenting kernel or NIC adjusts it per datagram.
+ *
+ * Return: the headers' length
+ */
+size_t ul_udp_partial(const struct ul_local *l, uint8_t *out,
+		      const uint8_t *dmac, const uint8_t *dip, uint16_t sport,
+		      size_t paylen, uint32_t flow)
+{
+	size_t n = ul_udp(l, out, dmac, dip, sport, paylen, flow, false, 0);
+	uint32_t ulen = (uint32_t)(ETH_UDP_HLEN + paylen);
+	uint16_t c;
+
+	c = csum_reduce(l->family == AF_INET ?
+			csum_pseudo_ipv4(l->ip, dip, IPPROTO_UDP, ulen, 0) :
+			csum_pseudo_ipv6(l->ip, dip, IPPROTO_UDP, ulen, 0));
+	memcpy(out + n - ETH_UDP_HLEN + ETH_UDP_OFF_CSUM, &c, 2);
+	return n;
+}
+
+/**
  * ul_arp() - an ARP request for @tip, or a reply to @tmac at @tip
  * @l:		endpoint (IPv4)
  * @out:	UL_FRAME_MIN bytes

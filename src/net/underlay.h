@@ -105,6 +105,9 @@ void ul_classify(const struct ul_local *l, const uint8_t *f, size_t len,
 size_t ul_udp(const struct ul_local *l, uint8_t *out, const uint8_t *dmac,
 	      const uint8_t *dip, uint16_t sport, size_t paylen,
 	      uint32_t flow, bool csum, uint32_t paysum);
+size_t ul_udp_partial(const struct ul_local *l, uint8_t *out,
+		      const uint8_t *dmac, const uint8_t *dip, uint16_t sport,
+		      size_t paylen, uint32_t flow);
 size_t ul_arp(const struct ul_local *l, uint8_t *out, bool request,
 	      const uint8_t *tmac, const uint8_t *tip);
 size_t ul_ns(const struct ul_local *l, uint8_t *out, const uint8_t *tip);

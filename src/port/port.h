@@ -545,6 +545,8 @@ enum port_ul_verdict {
  * @frame_max:	the carrier's: the largest frame it sends (its MTU and an
  *		Ethernet header)
  * @queues:	the carrier's: its TX queues (@ul_tx_begin's @q below this)
+ * @gso:	the carrier's: it takes frames with GSO metadata whole
+ *		(@ul_tx_gso)
  */
 struct port_underlay {
 	struct port *client;
@@ -555,6 +557,7 @@ struct port_underlay {
 	uint8_t mac[6];
 	uint32_t frame_max;
 	unsigned int queues;
+	bool gso;
 };
 
 /**
@@ -685,6 +688,11 @@ struct port_underlay {
  * @ul_tx_put:	send the first @len bytes of the buffer @ul_tx_buf gave;
  *		0, or -ENOBUFS (the TX ring full: the buffer stays free)
  * @ul_tx_end:	have what was put sent, unlock
+ * @ul_tx_gso:	with @ul->gso, under @ul_tx_begin: send the frame @iov
+ *		(@cnt pieces) whole with its virtio-net metadata @vnet
+ *		(a UDP GSO train of datagrams, say), after what was put
+ *		before it; the interface segments it.  0 or -errno (then
+ *		the tunnel cuts it itself)
  */
 struct port_ops {
 	const char *type;
@@ -731,6 +739,9 @@ struct port_ops {
 	uint8_t *(*ul_tx_buf)(struct port *p, void *txq);
 	int (*ul_tx_put)(struct port *p, void *txq, uint32_t len);
 	void (*ul_tx_end)(struct port *p, void *txq);
+	int (*ul_tx_gso)(struct port *p, void *txq, const struct iovec *iov,
+			 unsigned int cnt,
+			 const struct virtio_net_hdr_v1 *vnet);
 };
 
 /**

@@ -1157,6 +1157,7 @@ static int afxdp_ul_attach(struct port *p, struct port_underlay *ul)
 	memcpy(ul->mac, x->mac, ETH_ALEN);
 	ul->frame_max = x->frame_max - 4;	/* untagged */
 	ul->queues = x->nq;
+	ul->gso = x->pfd >= 0;
 	p->carrying = true;
 	/* The wire is the underlay now, no segment of the switch's: in the
 	 * tunnel's bridge domain it would loop the tunnel into itself (a
@@ -1260,6 +1261,41 @@ static void afxdp_ul_tx_end(struct port *p, void *txq) NO_TSA
 	(void)p;
 	afxdp_kick(aq);
 	vlock_unlock(&aq->txlock);
+}
+
+/**
+ * afxdp_ul_tx_gso() - a carried tunnel's GSO frame whole, through the
+ *		       packet socket (port_ops @ul_tx_gso)
+ * @p:		port
+ * @txq:	the locked queue (its ring is flushed first: order)
+ * @iov:	the frame
+ * @cnt:	its pieces, at most PKT_IOV_MAX
+ * @vnet:	its metadata
+ * Return: 0, or -errno
+ */
+static int afxdp_ul_tx_gso(struct port *p, void *txq, const struct iovec *iov,
+			   unsigned int cnt,
+			   const struct virtio_net_hdr_v1 *vnet) NO_TSA
+{
+	struct afxdp_priv *x = p->priv;
+	struct afxdp_q *aq = txq;
+	struct iovec v[PKT_IOV_MAX + 1];
+	ssize_t n;
+
+	if (x->pfd < 0 || cnt > PKT_IOV_MAX)
+		return -EOPNOTSUPP;
+	v[0].iov_base = (void *)(uintptr_t)vnet;
+	v[0].iov_len = sizeof(struct virtio_net_hdr);
+	memcpy(v + 1, iov, cnt * sizeof(v[0]));
+	afxdp_kick(aq);
+	n = writev(x->pfd, v, (int)cnt + 1);
+	if (n < 0)
+		return -errno;
+	stats_add(&port_ctr(p)->type[AX_C_TSO_KERNEL], 1);
+	__atomic_fetch_add(&aq->qs.tx_packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&aq->qs.tx_bytes, (uint64_t)n - v[0].iov_len,
+			   __ATOMIC_RELAXED);
+	return 0;
 }
 
 /**
@@ -1387,4 +1423,5 @@ const struct port_ops port_afxdp_ops = {
 	.ul_tx_buf	= afxdp_ul_tx_buf,
 	.ul_tx_put	= afxdp_ul_tx_put,
 	.ul_tx_end	= afxdp_ul_tx_end,
+	.ul_tx_gso	= afxdp_ul_tx_gso,
 };

@@ -321,6 +321,8 @@ struct vxlan_vtep {
  * @rxq.off:	where in it the next datagram starts
  * @rxq.drained: the read came back short: the socket had no more
  * @via:	via=: the carrier, NULL with sockets
+ * @ul_gso:	via=: segmented frames leave as UDP GSO trains through the
+ *		carrier (@ul.gso; cleared, once, if the kernel refuses them)
  * @ul:		via=: the attachment to it
  * @loc:	via=: our underlay addresses and port
  */
@@ -366,6 +368,7 @@ struct vxlan_priv {
 		bool drained;
 	} rxq;
 	struct port *via;
+	bool ul_gso;
 	struct port_underlay ul;
 	struct ul_local loc;
 };
@@ -1914,6 +1917,131 @@ static int vxlan_ul_emit(void *arg, const struct iovec *iov, unsigned int cnt,
 	return sent ? 0 : why;
 }
 
+/**
+ * vxlan_ul_gso() - a segmented frame as UDP GSO trains, whole to the
+ *		    carrier, which has the interface cut them
+ * @t:		the frame's state (@q locked, @targets, @sport, @hash)
+ * @pkt:	the frame (gso_plan(): GSO_ACT_SEGMENT)
+ * @buf:	UL_HLEN_MAX + VXLAN_GSO_BYTES bytes
+ * Return: 0 when every train left to every resolved VTEP, a drop reason,
+ *	   or -1: nothing left, cut it in software instead
+ *
+ * As the socket path's UDP GSO sends (vxlan_gso()): the segments laid
+ * end to end, each behind its VXLAN header, each copied and summed in
+ * one read (gso_next_flat()); up to 64 datagrams or 64 KiB a train, the
+ * outer headers in front with the UDP checksum left to the interface
+ * (NEEDS_CSUM, gso_type UDP_L4 of the datagram's size).  A NIC cuts the
+ * train with its UDP segmentation offload, or the kernel as late as it
+ * can: a 64 KiB TSO frame is one or two sends instead of 45 AF_XDP
+ * frames.
+ */
+static int vxlan_ul_gso(struct vxlan_ul_tx *t, const struct pkt *pkt,
+			uint8_t *buf) NO_TSA	/* @t->q: vxlan_ul_xmit() */
+{
+	struct vxlan_priv *v = t->v;
+	const struct port_ops *c = v->via->ops;
+	size_t hl = v->family == AF_INET ? UL_HLEN4 : UL_HLEN6;
+	struct virtio_net_hdr_v1 vnet;
+	struct gso_iter it;
+	struct gso_seg seg;
+	unsigned int trains = 0;
+	size_t size = 0;
+	bool more = true;
+	int n;
+
+	if (gso_init(&it, pkt, false))
+		return -1;
+	while (more) {
+		unsigned int segs = 0, k, sent = 0;
+		size_t total = 0;
+		struct iovec iov;
+		uint8_t mac[6];
+
+		while (segs < VXLAN_GSO_SEGS &&
+		       (!segs || total + size <= VXLAN_GSO_BYTES)) {
+			uint8_t *d = buf + hl + total;
+
+			n = gso_next_flat(&it, d + VXLAN_HLEN, VXLAN_GSO_BYTES -
+					  total - VXLAN_HLEN, &seg);
+			if (n < 0)
+				return trains ? STATS_DROP_OFFLOAD : -1;
+			if (!n) {
+				more = false;
+				break;
+			}
+			if (!segs && !trains) {
+				if (vxlan_l3_len(pkt, seg.len) > v->mtu) {
+					stats_add(vxlan_ctr(t->p,
+							    VX_C_MTU_INNER), 1);
+					return STATS_DROP_TOO_BIG;
+				}
+				if (hl + VXLAN_HLEN + seg.len >
+				    v->ul.frame_max) {
+					stats_add(vxlan_ctr(t->p,
+							    VX_C_MTU_UNDERLAY),
+						  1);
+					return STATS_DROP_TOO_BIG;
+				}
+			}
+			if (!segs)
+				size = VXLAN_HLEN + seg.len;
+			memcpy(d, v->hdr, VXLAN_HLEN);
+			total += VXLAN_HLEN + seg.len;
+			segs++;
+		}
+		if (!segs)
+			break;
+		memset(&vnet, 0, sizeof(vnet));
+		vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		vnet.csum_start = htole16((uint16_t)(hl - ETH_UDP_HLEN));
+		vnet.csum_offset = htole16(ETH_UDP_OFF_CSUM);
+		vnet.hdr_len = htole16((uint16_t)hl);
+		if (segs > 1) {
+			vnet.gso_type = VIRTIO_NET_HDR_GSO_UDP_L4;
+			vnet.gso_size = htole16((uint16_t)size);
+		}
+		iov.iov_base = buf;
+		iov.iov_len = hl + total;
+		for (k = 0; k < t->nt; k++) {
+			struct vxlan_vtep *e = &v->vtep[t->targets[k]];
+			uint64_t hw = __atomic_load_n(&e->hw, __ATOMIC_RELAXED);
+			int rc;
+
+			if (!(hw & VX_W_VALID)) {
+				t->no_neigh = true;
+				t->ask |= 1ULL << t->targets[k];
+				t->why = STATS_DROP_PORT_DOWN;
+				continue;
+			}
+			vxlan_key_mac(hw, mac);
+			ul_udp_partial(&v->loc, buf, mac, vxlan_vtep_ip(e),
+				       t->sport, total, t->hash);
+			rc = c->ul_tx_gso(v->via, t->q, &iov, 1, &vnet);
+			if (rc) {
+				if ((rc == -EINVAL || rc == -EOPNOTSUPP) &&
+				    !trains && !sent)
+					return -2;	/* the kernel says no */
+				t->why = STATS_DROP_IO_ERROR;
+				continue;
+			}
+			__atomic_fetch_add(&e->tx, segs, __ATOMIC_RELAXED);
+			sent++;
+		}
+		if (!sent)
+			return t->why ? t->why : STATS_DROP_PORT_DOWN;
+		trains++;
+	}
+	return 0;
+}
+
+/* vxlan_ul_gso_ok() - whether @pkt leaves as UDP GSO trains (via=) */
+static bool vxlan_ul_gso_ok(struct vxlan_priv *v, const struct pkt *pkt)
+{
+	return __atomic_load_n(&v->ul_gso, __ATOMIC_RELAXED) &&
+	       pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE &&
+	       gso_plan(pkt, pkt->src_feat, 0) == GSO_ACT_SEGMENT;
+}
+
 /* vxlan_sport() - a flow's source port: 49152-65535 (RFC 6335's dynamic
  * range, what Linux's default ephemeral range ends in), network order
  */
@@ -1942,6 +2070,7 @@ static unsigned int vxlan_ul_xmit(struct port *p, struct pkt *const *pkts,
 	const struct port_ops *ops = v->via->ops;
 	unsigned int nq = v->ul.queues ? v->ul.queues : 1;
 	uint32_t hash[PORT_BURST];
+	uint8_t train[UL_HLEN_MAX + VXLAN_GSO_BYTES];
 	struct vxlan_ul_tx t;
 	uint64_t bytes = 0;
 
@@ -1981,9 +2110,23 @@ static unsigned int vxlan_ul_xmit(struct port *p, struct pkt *const *pkts,
 				t.sport = vxlan_sport(hash[i]);
 				t.why = 0;
 				t.no_neigh = false;
-				why = gso_emit(pkt, vxlan_ul_emit, &t);
-				if (why < 0)
-					why = STATS_DROP_OFFLOAD;
+				why = -1;
+				if (vxlan_ul_gso_ok(v, pkt))
+					why = vxlan_ul_gso(&t, pkt, train);
+				if (why == -2 &&
+				    __atomic_exchange_n(&v->ul_gso, false,
+							__ATOMIC_RELAXED))
+					warn("%s: vxlan: %s refuses UDP GSO "
+					     "trains: segmented frames leave "
+					     "one datagram at a time", p->name,
+					     v->via->name);
+				if (why < 0) {
+					t.why = 0;
+					t.no_neigh = false;
+					why = gso_emit(pkt, vxlan_ul_emit, &t);
+					if (why < 0)
+						why = STATS_DROP_OFFLOAD;
+				}
 				if (!why)
 					why = t.why;
 				no_neigh += t.no_neigh;
@@ -2054,6 +2197,7 @@ static int vxlan_open_via(struct port *p, struct vxlan_priv *v,
 		return rc;
 	}
 	memcpy(v->loc.mac, v->ul.mac, sizeof(v->loc.mac));
+	v->ul_gso = v->ul.gso;
 	/* The remotes' MACs asked for now, not at a guest's first frame. */
 	for (i = 0; i < v->nflood; i++)
 		vxlan_solicit(p, v, i, vxlan_now());

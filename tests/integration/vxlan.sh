@@ -571,11 +571,16 @@ fi
 # ---- vxlan-xdp, vxlan-xdp6 -----------------------------------------------
 # xdp_case NAME 4|6: vx0 over an afxdp port on ua, which has no address
 xdp_case() {
-	local name=$1 fam=$2 l r td dump n df rc
+	local name=$1 fam=$2 l r td dump n df rc tso
 	up= down=
 	if [ "$fam" = 4 ]; then l=198.18.0.1 r=198.18.0.2; else l=2001:2::1 r=2001:2::2; fi
 	ERR=
-	PRE=(--port "afxdp,ifname=ua,name=xa,mode=generic")
+	# IPv4: tso=on, the carrier takes UDP GSO trains whole (B is a
+	# kernel stack); IPv6: auto, off on a veth (every datagram through
+	# AF_XDP).
+	tso=auto
+	[ "$fam" = 4 ] && tso=on
+	PRE=(--port "afxdp,ifname=ua,name=xa,mode=generic,tso=$tso")
 	if topo "$fam" && ip -n "$NA" addr flush dev ua &&
 	   vx_start local=$l remote=$r via=xa; then
 		# B's kernel finds vhostd's address (ARP or ND) and pings it.
@@ -612,6 +617,12 @@ xdp_case() {
 		# The carrier is no switch port: nothing of the tenants' was
 		# put on the underlay bare.
 		check_ctr xa .tx_packets -eq 0
+		# A's TSO frames left as UDP GSO trains (tso=on) or not.
+		if [ "$tso" = on ]; then
+			check_ctr xa .tso_kernel -gt 20
+		else
+			check_ctr xa .tso_kernel -eq 0
+		fi
 		# 4 MiB each way at least (TSO and joined frames: 64 KiB each).
 		check_ctr vx0 .rx_packets -gt 60
 		check_ctr vx0 .tx_packets -gt 60
@@ -630,7 +641,7 @@ xdp_case() {
 		[ $rc != 0 ] && grep -q 'carries' <<<"$out" ||
 			ERR="${ERR:+$ERR; }port del of the carrier: rc $rc, '$out'"
 		ping_ok "$NA" 198.19.1.2
-		detail="B resolves and pings $l (vhostd's); ping; ${up:+iperf3 A->C $up Mbit/s, C->A $down Mbit/s; }4 MiB each way intact; MTU overrun counted; carrier kept"
+		detail="tso=$tso: B resolves and pings $l (vhostd's); ping; ${up:+iperf3 A->C $up Mbit/s, C->A $down Mbit/s; }4 MiB each way intact; MTU overrun counted; carrier kept"
 	else
 		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
 	fi

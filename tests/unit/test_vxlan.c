@@ -472,70 +472,11 @@ static void test_hostile(void **state)
 	assert_int_equal(CTR(drops[STATS_DROP_TOO_BIG]), 2);
 }
 
-/**
- * tso_frame() - an IPv4 TCP frame to @dst of @pay payload bytes (pattern
- *		 i & 0xff), as a TSO sender leaves it, described in @pkt
- * @pkt:	out
- * @f:		buffer
- * @dst:	destination MAC
- * @pay:	payload bytes
- * @mss:	gso_size
- */
+/* tso_frame() - t4_tso_frame() from MAC_LOCAL */
 static void tso_frame(struct pkt *pkt, uint8_t *f, const uint8_t *dst,
 		      size_t pay, uint16_t mss)
 {
-	uint8_t *ip = f + 14, *tcp = ip + 20, ph[12];
-	size_t i, l4 = 20 + pay, len = 54 + pay;
-	uint16_t c;
-
-	memcpy(f, dst, 6);
-	memcpy(f + 6, MAC_LOCAL, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(ip, 0, 40);
-	ip[0] = 0x45;
-	ip[2] = (uint8_t)(((20 + l4) >> 8) & 0xff);
-	ip[3] = (uint8_t)(20 + l4);
-	ip[6] = 0x40;
-	ip[8] = 64;
-	ip[9] = 6;
-	memcpy(ip + 12, (uint8_t[]){ 198, 19, 1, 1, 198, 19, 1, 2 }, 8);
-	c = (uint16_t)~t4_fold(t4_sum(0, ip, 20));
-	ip[10] = (uint8_t)(c >> 8);
-	ip[11] = (uint8_t)c;
-	tcp[0] = 0x30;
-	tcp[1] = 0x39;
-	tcp[3] = 80;
-	tcp[12] = 5 << 4;
-	tcp[13] = 0x18;
-	tcp[14] = 0xff;
-	for (i = 0; i < pay; i++)
-		tcp[20 + i] = (uint8_t)i;
-	memcpy(ph, ip + 12, 8);
-	ph[8] = 0;
-	ph[9] = 6;
-	ph[10] = (uint8_t)(l4 >> 8);
-	ph[11] = (uint8_t)l4;
-	c = t4_fold(t4_sum(0, ph, 12));
-	tcp[16] = (uint8_t)(c >> 8);
-	tcp[17] = (uint8_t)c;
-
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-	pkt->vnet.csum_start = 34;
-	pkt->vnet.csum_offset = 16;
-	pkt->vnet.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
-	pkt->vnet.gso_size = mss;
-	pkt->vnet.hdr_len = 54;
-	pkt->src_feat = 1ULL << VIRTIO_NET_F_CSUM |
-			1ULL << VIRTIO_NET_F_HOST_TSO4;
-	memcpy(&pkt->eth, f, ETH_HLEN);
-	pkt->len = (uint32_t)len;
-	pkt->iovcnt = 2;
-	pkt->iov[0].iov_base = f;
-	pkt->iov[0].iov_len = 40;
-	pkt->iov[1].iov_base = f + 40;
-	pkt->iov[1].iov_len = len - 40;
+	t4_tso_frame(pkt, f, dst, MAC_LOCAL, pay, mss);
 }
 
 /**

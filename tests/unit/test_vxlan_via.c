@@ -21,7 +21,12 @@
  *    stranger's is foreign; a bad UDP checksum, a zero one over IPv6, a
  *    fragment, a wrong port or another address are underlay_bad;
  *  - echo: a ping of local= is answered with good checksums;
- *  - a frame larger than the carrier's MTU: mtu_underlay, nothing sent.
+ *  - a frame larger than the carrier's MTU: mtu_underlay, nothing sent;
+ *  - a carrier that takes GSO frames whole: a TSO frame leaves as one
+ *    UDP GSO train (metadata, partial checksum, each datagram's VXLAN
+ *    header and a valid TCP segment, the payload in order); one that
+ *    refuses them: the frame cut into datagrams after all, and never
+ *    offered a train again.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -39,8 +44,10 @@
 #include "../../src/conf.h"
 #include "../../src/stats.h"
 #include "../../src/net/csum.h"
+#include "../../src/net/gso.h"
 #include "../../src/net/underlay.h"
 #include "../../src/port/port.h"
+#include "tcp4.h"
 
 #define CTR(f)		stats_sum(port.stats, offsetof(struct port_stats, f))
 /* The type's counters, as port_vxlan.c numbers them. */
@@ -66,6 +73,12 @@ static struct {
 	uint32_t len;
 } sent[SENT_MAX];
 static unsigned int nsent, locked;
+static bool fk_gso;			/* the carrier takes trains */
+static int fk_gso_rc;			/* ul_tx_gso's answer */
+static uint8_t train[70000];		/* the last train */
+static size_t train_len;
+static struct virtio_net_hdr_v1 train_vnet;
+static unsigned int ntrains;
 static int fam;				/* the case's family */
 static struct ul_local us, r1, r2;	/* vhostd's end, the remotes */
 
@@ -78,6 +91,7 @@ static int fk_attach(struct port *p, struct port_underlay *u)
 	memcpy(u->mac, MAC_US, 6);
 	u->frame_max = 1514;
 	u->queues = 2;
+	u->gso = fk_gso;
 	p->carrying = true;
 	ul = u;
 	return 0;
@@ -116,10 +130,30 @@ static void fk_end(struct port *p, void *q)
 	locked--;
 }
 
+static int fk_gso_send(struct port *p, void *q, const struct iovec *iov,
+		       unsigned int cnt, const struct virtio_net_hdr_v1 *vnet)
+{
+	size_t i;
+
+	assert_int_equal(locked, 1);
+	assert_true(fk_gso);
+	if (fk_gso_rc)
+		return fk_gso_rc;
+	train_len = 0;
+	for (i = 0; i < cnt; i++) {
+		assert_true(train_len + iov[i].iov_len <= sizeof(train));
+		memcpy(train + train_len, iov[i].iov_base, iov[i].iov_len);
+		train_len += iov[i].iov_len;
+	}
+	train_vnet = *vnet;
+	ntrains++;
+	return 0;
+}
+
 static const struct port_ops fake_ops = {
 	.type = "fake", .ul_attach = fk_attach, .ul_detach = fk_detach,
 	.ul_tx_begin = fk_begin, .ul_tx_buf = fk_buf, .ul_tx_put = fk_put,
-	.ul_tx_end = fk_end,
+	.ul_tx_end = fk_end, .ul_tx_gso = fk_gso_send,
 };
 
 static const struct port_ops plain_ops = { .type = "plain" };
@@ -248,6 +282,14 @@ static int setup4(void **state)
 				  "via=car"));
 }
 
+static int setup4g(void **state)
+{
+	fk_gso = true;
+	fk_gso_rc = 0;
+	ntrains = 0;
+	return setup4(state);
+}
+
 static int setup6(void **state)
 {
 	(void)state;
@@ -265,6 +307,7 @@ static int setup6(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	fk_gso = false;
 	close_tunnel(&port);
 	assert_false(carrier.carrying);
 	assert_null(ul);
@@ -642,6 +685,76 @@ static void test_mtu(void **state)
 			 (fam == AF_INET ? UL_HLEN4 : UL_HLEN6));
 }
 
+/* to_g2() - resolve r1 and learn G2 there, so that frames to G2 go to
+ * r1 alone
+ */
+static void to_g2(void)
+{
+	uint8_t f[2048], g[60];
+	struct pkt pkt;
+	size_t k;
+
+	assert_int_equal(rx(f, answer(&r1, f), &pkt), PORT_UL_TAKEN);
+	k = inner(g, MAC_G1, MAC_G2, sizeof(g));
+	k = datagram(&r1, f, 42, g, k);
+	assert_int_equal(rx(f, k, &pkt), PORT_UL_FRAME);
+	nsent = 0;
+}
+
+static void test_gso(void **state)
+{
+	static uint8_t f[66000];
+	const size_t seg = 8 + 54 + 1000;	/* a datagram's payload */
+	struct pkt pkt, *pp = &pkt;
+	uint16_t c;
+	size_t i;
+
+	(void)state;
+	to_g2();
+	t4_tso_frame(&pkt, f, MAC_G2, MAC_G1, 2500, 1000);
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	assert_int_equal(ntrains, 1);
+	assert_int_equal(nsent, 0);	/* nothing datagram by datagram */
+	assert_int_equal(train_vnet.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(train_vnet.gso_type, VIRTIO_NET_HDR_GSO_UDP_L4);
+	assert_int_equal(train_vnet.gso_size, seg);
+	assert_int_equal(train_vnet.csum_start, 34);
+	assert_int_equal(train_vnet.csum_offset, 6);
+	assert_int_equal(train_vnet.hdr_len, 42);
+	/* Two full datagrams and a 500-byte one behind the outer headers. */
+	assert_int_equal(train_len, 42 + 2 * seg + 8 + 54 + 500);
+	assert_memory_equal(train, MAC_R1, 6);
+	assert_int_equal(train[14 + 6] & 0x40, 0x40);		/* DF */
+	assert_int_equal(train[36] << 8 | train[37], 4789);
+	assert_int_equal(train[38] << 8 | train[39], train_len - 34);
+	c = csum_reduce(csum_pseudo_ipv4(us.ip,
+					 r1.ip, IPPROTO_UDP,
+					 (uint32_t)(train_len - 34), 0));
+	assert_memory_equal(train + 40, &c, 2);	/* left to the wire */
+	for (i = 0; i < 3; i++) {
+		const uint8_t *d = train + 42 + i * seg;
+		size_t n = i < 2 ? seg : 8 + 54 + 500, j;
+
+		assert_memory_equal(d, ((const uint8_t[]){ 8, 0, 0, 0, 0, 0,
+							    42, 0 }), 8);
+		assert_true(t4_ok(d + 8, n - 8));
+		for (j = 0; j < n - 8 - 54; j++)
+			assert_int_equal(d[8 + 54 + j],
+					 (uint8_t)(i * 1000 + j));
+	}
+
+	/* A carrier that refuses trains: cut after all, once and for all. */
+	fk_gso_rc = -EINVAL;
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	assert_int_equal(nsent, 3);
+	assert_int_equal(ntrains, 1);
+	nsent = 0;
+	fk_gso_rc = 0;
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	assert_int_equal(nsent, 3);
+	assert_int_equal(ntrains, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -654,6 +767,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_echo, setup6, teardown),
 		cmocka_unit_test_setup_teardown(test_mtu, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_mtu, setup6, teardown),
+		cmocka_unit_test_setup_teardown(test_gso, setup4g, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
