@@ -47,15 +47,9 @@
  */
 int portctl_find(const char *name)
 {
-	unsigned int i, n = switch_port_count();
+	const struct port *p = switch_port_find(name);
 
-	for (i = 0; i < n; i++) {
-		const struct port *p = switch_port(i);
-
-		if (p && !strcmp(p->name, name))
-			return (int)i;
-	}
-	return -1;
+	return p ? (int)p->idx : -1;
 }
 
 /**

@@ -242,24 +242,6 @@ static int state_load(struct state_hdr *h)
 }
 
 /**
- * state_port_find() - the live port named @name
- * @name:	saved name, NUL-terminated within CONF_NAME_MAX (checked)
- * Return: the port, or NULL
- */
-static struct port *state_port_find(const char *name)
-{
-	unsigned int i, n = switch_port_count();
-
-	for (i = 0; i < n; i++) {
-		struct port *p = switch_port(i);
-
-		if (p && !strcmp(p->name, name))
-			return p;
-	}
-	return NULL;
-}
-
-/**
  * state_restore() - counters and MACs back from the newest valid copy
  *
  * Return: MACs restored (0 with no file content), or -errno (-EINVAL:
@@ -303,7 +285,7 @@ int state_restore(void)
 		memcpy(name, sp[i].name, sizeof(name));
 		if (!memchr(name, '\0', sizeof(name)))
 			continue;	/* not a name: its entries go too */
-		p = state_port_find(name);
+		p = switch_port_find(name);
 		if (!p)
 			continue;
 		live[i] = p;

@@ -611,6 +611,25 @@ struct port *switch_port(unsigned int idx)
 }
 
 /**
+ * switch_port_find() - the port named @name
+ * @name:	port name
+ * Return: the port, or NULL
+ * Context: control thread (names change only there)
+ */
+struct port *switch_port_find(const char *name)
+{
+	unsigned int i, n = switch_port_count();
+
+	for (i = 0; i < n; i++) {
+		struct port *p = switch_port(i);
+
+		if (p && !strcmp(p->name, name))
+			return p;
+	}
+	return NULL;
+}
+
+/**
  * switch_port_spec() - the spec a port was made from
  * @idx:	index
  * Return: the spec, or NULL if @idx is out of range or free

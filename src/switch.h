@@ -73,6 +73,7 @@ int switch_port_add(const struct port_spec *spec);
 void switch_port_del(unsigned int idx);
 void switch_set_up(struct port *p, bool up);
 struct port *switch_port(unsigned int idx);
+struct port *switch_port_find(const char *name);
 const struct port_spec *switch_port_spec(unsigned int idx);
 unsigned int switch_port_count(void);
 void switch_forward(struct port *src, struct pkt *const *pkts,

@@ -1052,24 +1052,6 @@ void worker_src_del(struct port *p, uint32_t q)
 	s->port = NULL;
 }
 
-/**
- * worker_port_find() - the port named @name (struct port_host @find)
- * @name:	port name
- * Return: the port, or NULL
- */
-static struct port *worker_port_find(const char *name)
-{
-	unsigned int i, n = switch_port_count();
-
-	for (i = 0; i < n; i++) {
-		struct port *p = switch_port(i);
-
-		if (p && !strcmp(p->name, name))
-			return p;
-	}
-	return NULL;
-}
-
 static const struct port_host worker_host = {
 	.src_add = worker_src_add,
 	.src_del = worker_src_del,
@@ -1081,6 +1063,6 @@ static const struct port_host worker_host = {
 	.lend_rx = switch_lend_rx,
 	.lend_flows = switch_lend_flows,
 	.forward = switch_forward,
-	.find = worker_port_find,
+	.find = switch_port_find,
 	.inject = switch_inject,
 };

@@ -74,34 +74,13 @@ static const struct port_ops fake_ops = {
 	.ul_tx_end = fk_end,
 };
 
-static int stub_src_add(struct port *p, uint32_t q, int fd,
-			enum port_src_kind kind)
-{
-	return 0;
-}
-
-static void stub_src_del(struct port *p, uint32_t q)
-{
-}
-
-static void stub_quiesce(void)
-{
-}
-
-static void stub_set_up(struct port *p, bool up)
-{
-	p->up = up;
-}
-
 static struct port *stub_find(const char *name)
 {
 	return name[3] == '1' ? &carrier[1] : &carrier[0];
 }
 
-static const struct port_host host = {
-	.src_add = stub_src_add, .src_del = stub_src_del,
-	.quiesce = stub_quiesce, .set_up = stub_set_up, .find = stub_find,
-};
+#define STUB_FIND	stub_find
+#include "../unit/stub_host.h"
 
 /* fz_open() - both ports, once; false if they cannot be */
 static bool fz_open(void)
@@ -117,7 +96,7 @@ static bool fz_open(void)
 	struct port_spec ps;
 	unsigned int i;
 
-	port_host = &host;
+	port_host = &stub_host;
 	for (i = 0; i < 2; i++) {
 		carrier[i].ops = &fake_ops;
 		if (!ops || conf_parse_port(spec[i], 0, &ps, err, sizeof(err)))

@@ -4,6 +4,8 @@
  *
  * Include after port.h.  STUB_SET_UP names the set_up to use; without it,
  * set_up only flips the port's @up flag (no switch behind it).
+ * STUB_FIND, if defined, names the port_host @find (a test's own ports
+ * by name, for via=).
  */
 #ifndef VHOSTD_TEST_STUB_HOST_H
 #define VHOSTD_TEST_STUB_HOST_H
@@ -35,6 +37,9 @@ static const struct port_host stub_host = {
 	.src_del = stub_src_del,
 	.quiesce = stub_quiesce,
 	.set_up = STUB_SET_UP,
+#ifdef STUB_FIND
+	.find = STUB_FIND,
+#endif
 };
 
 #endif /* VHOSTD_TEST_STUB_HOST_H */

@@ -68,6 +68,37 @@ static inline bool t4_ok(const uint8_t *f, size_t len)
 }
 
 /**
+ * t4_pkt_of() - describe IPv4 TCP frame @f as a pkt, in two pieces (as a
+ *		 guest's chain might be), with offload metadata
+ * @pkt:	out
+ * @f:		frame
+ * @len:	its length
+ * @gso:	gso_size (0: NEEDS_CSUM only)
+ */
+static inline void t4_pkt_of(struct pkt *pkt, uint8_t *f, size_t len,
+			     uint16_t gso)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	pkt->vnet.csum_start = 34;
+	pkt->vnet.csum_offset = 16;
+	if (gso) {
+		pkt->vnet.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
+		pkt->vnet.gso_size = gso;
+		pkt->vnet.hdr_len = 54;
+	}
+	pkt->src_feat = 1ULL << VIRTIO_NET_F_CSUM |
+			1ULL << VIRTIO_NET_F_HOST_TSO4;
+	memcpy(&pkt->eth, f, ETH_HLEN);
+	pkt->len = (uint32_t)len;
+	pkt->iovcnt = 2;
+	pkt->iov[0].iov_base = f;
+	pkt->iov[0].iov_len = 40;
+	pkt->iov[1].iov_base = f + 40;
+	pkt->iov[1].iov_len = len - 40;
+}
+
+/**
  * t4_tso_frame() - an IPv4 TCP frame from @src to @dst of @pay payload
  *		    bytes (pattern i & 0xff), as a TSO sender leaves it,
  *		    described in @pkt (two pieces)
@@ -118,22 +149,7 @@ static inline void t4_tso_frame(struct pkt *pkt, uint8_t *f,
 	tcp[16] = (uint8_t)(c >> 8);
 	tcp[17] = (uint8_t)c;
 
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-	pkt->vnet.csum_start = 34;
-	pkt->vnet.csum_offset = 16;
-	pkt->vnet.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
-	pkt->vnet.gso_size = mss;
-	pkt->vnet.hdr_len = 54;
-	pkt->src_feat = 1ULL << VIRTIO_NET_F_CSUM |
-			1ULL << VIRTIO_NET_F_HOST_TSO4;
-	memcpy(&pkt->eth, f, ETH_HLEN);
-	pkt->len = (uint32_t)len;
-	pkt->iovcnt = 2;
-	pkt->iov[0].iov_base = f;
-	pkt->iov[0].iov_len = 40;
-	pkt->iov[1].iov_base = f + 40;
-	pkt->iov[1].iov_len = len - 40;
+	t4_pkt_of(pkt, f, len, mss);
 }
 
 #endif /* TEST_TCP4_H */

@@ -151,36 +151,6 @@ static size_t tcp4_frame(uint8_t *f, size_t pay)
 	return 14 + 20 + l4;
 }
 
-/**
- * pkt_of() - describe @f as a pkt, in two segments (as a guest's chain
- *	      might be), with offload metadata
- * @pkt:	out
- * @f:		frame
- * @len:	its length
- * @gso:	gso_size (0: NEEDS_CSUM only)
- */
-static void pkt_of(struct pkt *pkt, uint8_t *f, size_t len, uint16_t gso)
-{
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-	pkt->vnet.csum_start = 34;
-	pkt->vnet.csum_offset = 16;
-	if (gso) {
-		pkt->vnet.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
-		pkt->vnet.gso_size = gso;
-		pkt->vnet.hdr_len = 54;
-	}
-	pkt->src_feat = 1ULL << VIRTIO_NET_F_CSUM |
-			1ULL << VIRTIO_NET_F_HOST_TSO4;
-	memcpy(&pkt->eth, f, ETH_HLEN);
-	pkt->len = (uint32_t)len;
-	pkt->iovcnt = 2;
-	pkt->iov[0].iov_base = f;
-	pkt->iov[0].iov_len = 40;
-	pkt->iov[1].iov_base = f + 40;
-	pkt->iov[1].iov_len = len - 40;
-}
-
 /* A plain frame: one datagram, the frame's bytes exactly. */
 static void test_xmit_plain(void **state)
 {
@@ -209,7 +179,7 @@ static void test_xmit_csum(void **state)
 	ssize_t r;
 
 	memcpy(copy, f, len);
-	pkt_of(&pkt, f, len, 0);
+	t4_pkt_of(&pkt, f, len, 0);
 	assert_false(t4_ok(f, len));
 	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
 	r = recv(peer, got, sizeof(got), 0);
@@ -227,7 +197,7 @@ static void test_xmit_tso(void **state)
 	unsigned int segs = 0;
 	ssize_t r;
 
-	pkt_of(&pkt, f, len, 1000);
+	t4_pkt_of(&pkt, f, len, 1000);
 	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
 	while (pay < 5000) {
 		r = recv(peer, got, sizeof(got), 0);

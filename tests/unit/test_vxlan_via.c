@@ -158,25 +158,6 @@ static const struct port_ops fake_ops = {
 
 static const struct port_ops plain_ops = { .type = "plain" };
 
-static int stub_src_add(struct port *p, uint32_t q, int fd,
-			enum port_src_kind kind)
-{
-	return 0;
-}
-
-static void stub_src_del(struct port *p, uint32_t q)
-{
-}
-
-static void stub_quiesce(void)
-{
-}
-
-static void stub_set_up(struct port *p, bool up)
-{
-	p->up = up;
-}
-
 static struct port *stub_find(const char *name)
 {
 	if (!strcmp(name, "car"))
@@ -186,13 +167,8 @@ static struct port *stub_find(const char *name)
 	return NULL;
 }
 
-static const struct port_host host = {
-	.src_add = stub_src_add,
-	.src_del = stub_src_del,
-	.quiesce = stub_quiesce,
-	.set_up = stub_set_up,
-	.find = stub_find,
-};
+#define STUB_FIND	stub_find
+#include "stub_host.h"
 
 /* ---- helpers ------------------------------------------------------- */
 
@@ -268,18 +244,23 @@ static int opened(int rc)
 	return 0;
 }
 
-static int setup4(void **state)
+/* setup_fam() - the tunnel of family @f over the fake carrier */
+static int setup_fam(int f, const char *spec)
 {
-	(void)state;
-	port_host = &host;
+	port_host = &stub_host;
 	memset(&carrier, 0, sizeof(carrier));
 	carrier.ops = &fake_ops;
 	snprintf(carrier.name, sizeof(carrier.name), "car");
 	nsent = 0;
-	ends(AF_INET);
-	return opened(open_tunnel(&port, "vxlan,name=vx0,local=198.18.0.1,"
-				  "remote=198.18.0.2,remote=198.18.0.3,vni=42,"
-				  "via=car"));
+	ends(f);
+	return opened(open_tunnel(&port, spec));
+}
+
+static int setup4(void **state)
+{
+	(void)state;
+	return setup_fam(AF_INET, "vxlan,name=vx0,local=198.18.0.1,"
+			 "remote=198.18.0.2,remote=198.18.0.3,vni=42,via=car");
 }
 
 static int setup4g(void **state)
@@ -293,15 +274,8 @@ static int setup4g(void **state)
 static int setup6(void **state)
 {
 	(void)state;
-	port_host = &host;
-	memset(&carrier, 0, sizeof(carrier));
-	carrier.ops = &fake_ops;
-	snprintf(carrier.name, sizeof(carrier.name), "car");
-	nsent = 0;
-	ends(AF_INET6);
-	return opened(open_tunnel(&port, "vxlan,name=vx0,local=2001:2::1,"
-				  "remote=2001:2::2,remote=2001:2::3,vni=42,"
-				  "via=car"));
+	return setup_fam(AF_INET6, "vxlan,name=vx0,local=2001:2::1,"
+			 "remote=2001:2::2,remote=2001:2::3,vni=42,via=car");
 }
 
 static int teardown(void **state)
