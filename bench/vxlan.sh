@@ -3,7 +3,7 @@
 # vxlan.sh - guest to remote guest through vhostd's vxlan port, against
 #	     the same through a TAP port, a bridge and the kernel's vxlan
 #
-#   bench/vxlan.sh [ROUNDS [SECONDS [SIZES]]]     (root; default 3 2 "64 1514 tcp")
+#   bench/vxlan.sh [ROUNDS [SECONDS [SIZES]]]     (root; default 3 2 "64 1514 tcp tcpk")
 #
 # Two "hosts", namespaces A and B joined by a veth pair (198.18.0.1 and
 # .2, MTU 9000 so that 1514-byte frames and their 50 bytes of VXLAN fit),
@@ -24,7 +24,11 @@
 # sums the payload; xdp: via= an afxdp port, as above); tapbr over the same TAP port and a second TAP port
 # bridged to a kernel vxlan device (what the vbench "kernel" mode is for
 # a guest); kernel over a kernel vxlan device holding the address itself
-# (no vhostd at all: the TAP hops are then vhostd's handicap alone).  ("tso", vbench's 64 KiB
+# (no vhostd at all: the TAP hops are then vhostd's handicap alone).
+# "tcpk" is the stream from A's stack to B's kernel vxlan device holding
+# the address, A through its vhostd: the vxlan port via= an afxdp port
+# with tso=on (xdpk: its TSO frames leave as UDP GSO trains), the vxlan
+# port over sockets (vxk), or a TAP bridged to a kernel vxlan (tapk).  ("tso", vbench's 64 KiB
 # frames, counts every frame not exactly as sent as bad: a receiver that
 # joins segments again, as vhostd's gro= and any GRO does, cannot pass
 # it; the kernel path passes only because nothing in it ever segments.)
@@ -35,7 +39,7 @@
 set -u
 ROUNDS=${1:-3}
 SECS=${2:-2}
-SIZES=${3:-64 1514 tcp}
+SIZES=${3:-64 1514 tcp tcpk}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 VHOSTD=$BUILD/vhostd
@@ -77,13 +81,14 @@ for n in "$NA" "$NB"; do
 	ip -n "$n" link set "$u" mtu 9000 up
 done
 
-# xdp_ports I: the afxdp and vxlan ports of host I's vhostd in mode xdp,
-#   its veth's address given up to vhostd
+# xdp_ports I [TSO]: the afxdp and vxlan ports of host I's vhostd in mode
+#   xdp (the afxdp port's tso=TSO, default auto: off on a veth), its
+#   veth's address given up to vhostd
 xdp_ports() {
 	local n=$NA u=ua me=198.18.0.$(($1 + 1)) peer=198.18.0.$((2 - $1))
 	[ "$1" = 1 ] && n=$NB u=ub
 	ip -n "$n" addr flush dev "$u"
-	echo "--port afxdp,ifname=$u,name=xa"
+	echo "--port afxdp,ifname=$u,name=xa${2:+,tso=$2}"
 	echo "--port vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx,via=xa"
 }
 
@@ -135,14 +140,28 @@ start_pair() {
 	fi
 }
 
-# start_tcp MODE: the hosts' stacks on 198.19.1.1 and .2 over MODE
+# start_tcp MODE: the hosts' stacks on 198.19.1.1 and .2 over MODE; a
+#   MODE ending in "k" (xdpk, vxk, tapk) is xdp (with tso=on), vxlan or
+#   tapbr on A only, B a kernel vxlan device holding the address, its
+#   veth's checksumming in software (a NIC's; a veth would hand A's XDP
+#   the inner checksums unfinished)
 start_tcp() {
-	local n me peer i=0
+	local n me peer i=0 m tso=
 	for n in "$NA" "$NB"; do
 		me=198.18.0.$((i + 1)) peer=198.18.0.$((2 - i))
-		if [ "$1" = vxlan ] || [ "$1" = rco ]; then
+		m=$1
+		case $1 in
+		xdpk) m=xdp tso=on ;;
+		vxk) m=vxlan ;;
+		tapk) m=tapbr ;;
+		esac
+		if [ "$m" != "$1" ] && [ $i = 1 ]; then
+			m=kernel
+			ip netns exec "$NB" ethtool -K ub tx off >/dev/null
+		fi
+		if [ "$m" = vxlan ] || [ "$m" = rco ]; then
 			rco=
-			[ "$1" = rco ] && rco=,remcsum=on
+			[ "$m" = rco ] && rco=,remcsum=on
 			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
 				--port "tap,ifname=tk,name=tk" \
 				--port "vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx$rco" \
@@ -153,8 +172,8 @@ start_tcp() {
 				sleep 0.05
 			done
 			dev=tk
-		elif [ "$1" = xdp ]; then
-			mapfile -t xp < <(xdp_ports $i)
+		elif [ "$m" = xdp ]; then
+			mapfile -t xp < <(xdp_ports $i $tso)
 			# shellcheck disable=SC2086
 			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
 				--port "tap,ifname=tk,name=tk" \
@@ -165,7 +184,7 @@ start_tcp() {
 				sleep 0.05
 			done
 			dev=tk
-		elif [ "$1" = tapbr ]; then
+		elif [ "$m" = tapbr ]; then
 			ip -n "$n" link add vk type vxlan id 42 local "$me" \
 				remote "$peer" dstport 4789
 			ip -n "$n" link add brk type bridge
@@ -207,9 +226,11 @@ stop_pair() {
 		ip -n "$n" link del tk 2>/dev/null
 		ip -n "$n" link del tb 2>/dev/null
 	done
-	# xdp took the veths' addresses: back (a no-op otherwise)
+	# xdp took the veths' addresses: back (a no-op otherwise); the *k
+	# modes B's checksumming
 	ip -n "$NA" addr replace 198.18.0.1/24 dev ua
 	ip -n "$NB" addr replace 198.18.0.2/24 dev ub
+	ip netns exec "$NB" ethtool -K ub tx on >/dev/null
 }
 
 : >"$T/out"
@@ -217,8 +238,9 @@ for r in $(seq "$ROUNDS"); do
 	for size in $SIZES; do
 		modes="vxlan xdp kernel"
 		[ "$size" = tcp ] && modes="vxlan rco xdp tapbr kernel"
+		[ "$size" = tcpk ] && modes="xdpk vxk tapk"
 		for mode in $modes; do
-			if [ "$size" = tcp ]; then
+			if [ "$size" = tcp ] || [ "$size" = tcpk ]; then
 				start_tcp "$mode"
 				ip netns exec "$NB" timeout $((SECS + 20)) iperf3 -s -1 \
 					-p 5301 >/dev/null 2>&1 &
@@ -255,6 +277,13 @@ echo "median Gbit/s (and Mpps) per size; ratio vxlan/kernel, xdp/kernel:"
 for size in $SIZES; do
 	med() { grep " $size $1 " "$T/out" | grep -o "$2=[0-9.]*" | cut -d= -f2 |
 		sort -g | awk '{a[NR]=$1} END {print NR ? a[int((NR+1)/2)] : 0}'; }
+	if [ "$size" = tcpk ]; then
+		xg=$(med xdpk gbps) vg=$(med vxk gbps) tg=$(med tapk gbps)
+		awk -v xg="$xg" -v vg="$vg" -v tg="$tg" 'BEGIN {
+			printf "  tcpk  to B'"'"'s kernel vxlan: xdp tso=on %7.3f, vxlan %7.3f, TAP + bridge + kernel vxlan %7.3f Gbit/s; ratios %.2f, %.2f\n",
+				xg, vg, tg, (tg > 0 ? xg / tg : 0), (tg > 0 ? vg / tg : 0) }'
+		continue
+	fi
 	vg=$(med vxlan gbps) kg=$(med kernel gbps)
 	vm=$(med vxlan mpps) km=$(med kernel mpps)
 	xg=$(med xdp gbps) xm=$(med xdp mpps)
