@@ -202,6 +202,20 @@ int reload_run(struct reload_result *r)
 		if (idx >= 0 && idx < 64)
 			skip |= 1ULL << idx;
 	}
+	/* A carrier of a tunnel's underlay (via=) goes only with a restart:
+	 * the tunnel would be left sending into a port that is gone.
+	 */
+	for (i = 0; i < 64; i++) {
+		const struct port *p = (skip >> i & 1) ? switch_port(i) : NULL;
+
+		if (p && p->carrying) {
+			snprintf(r->err, sizeof(r->err), "reload: %s: port "
+				 "'%s' carries a tunnel port's underlay (its "
+				 "via=): only a restart removes or changes it "
+				 "(nothing applied)", file, p->name);
+			return -EINVAL;
+		}
+	}
 	/* A port kept as it was but not running comes back. */
 	for (j = 0; j < n; j++)
 		if (!add[j] && portctl_find(list[j].name) < 0)

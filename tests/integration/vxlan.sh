@@ -51,6 +51,9 @@
 #                   (mtu_underlay); "port del" of the carrier refused
 #   vxlan-xdp6      the same over IPv6: ND both ways, ping6 of the VTEP,
 #                   ping and 4 MiB each way intact
+#   vxlan-xdp-reload the ports from a --config file: a reload that drops
+#                   the carrier (alone, or with its tunnel) is refused,
+#                   nothing changed, the tunnel still carries a ping
 #   vxlan-spec      bad specs refused at start-up with one line; ctl
 #                   "port add vxlan" refused at run time
 #
@@ -84,7 +87,7 @@ IT_CLEANUP_HOOK=vx_cleanup
 
 VX=(vxlan fdb)
 ALL=(vxlan-kernel vxlan-rco vxlan-move vxlan-static vxlan-tenants vxlan-hostile
-     vxlan-kernel6 vxlan-xdp vxlan-xdp6 vxlan-spec)
+     vxlan-kernel6 vxlan-xdp vxlan-xdp6 vxlan-xdp-reload vxlan-spec)
 for t in socat iperf3 tcpdump python3 ethtool; do
 	if ! command -v $t >/dev/null; then
 		for n in "${ALL[@]}"; do wanted "$n" && skip "$n" "no $t"; done
@@ -651,6 +654,45 @@ xdp_case() {
 PRE=()
 wanted vxlan-xdp && xdp_case vxlan-xdp 4
 wanted vxlan-xdp6 && xdp_case vxlan-xdp6 6
+
+# ---- vxlan-xdp-reload ---------------------------------------------------
+# xconf LINE...: the config file
+xconf() {
+	printf '%s\n' "$@" >"$TMP/vx.conf.new" && mv "$TMP/vx.conf.new" "$TMP/vx.conf"
+	chmod 644 "$TMP/vx.conf"
+}
+if wanted vxlan-xdp-reload; then
+	ERR=
+	XT="port tap,ifname=vt0,name=tap0"
+	XA="port afxdp,ifname=ua,name=xa,mode=generic"
+	XV="port vxlan,name=vx0,vni=42,local=198.18.0.1,remote=198.18.0.2,via=xa"
+	xconf "$XT" "$XA" "$XV"
+	if topo 4 && ip -n "$NA" addr flush dev ua &&
+	   start_vhostd ip netns exec "$NA" -- 0 --config "$TMP/vx.conf"; then
+		for _i in $(seq 100); do
+			ip -n "$NA" link show vt0 >/dev/null 2>&1 && break
+			sleep 0.05
+		done
+		ip netns exec "$NA" sysctl -qw net.ipv6.conf.vt0.disable_ipv6=1
+		ip -n "$NA" addr add 198.19.1.1/24 dev vt0
+		ip -n "$NA" link set vt0 up
+		ping_ok "$NA" 198.19.1.2
+		for drop in carrier both; do
+			if [ $drop = carrier ]; then xconf "$XT" "$XV"; else xconf "$XT"; fi
+			out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" reload 2>&1)
+			rc=$?
+			[ $rc = 1 ] && grep -q 'carries a tunnel' <<<"$out" ||
+				ERR="${ERR:+$ERR; }reload dropping the $drop: rc $rc, '$out'"
+		done
+		n=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |
+		    jq -r '[.ports[].name] | sort | join(" ")')
+		[ "$n" = "tap0 vx0 xa" ] || ERR="${ERR:+$ERR; }ports after the refusals: '$n'"
+		ping_ok "$NA" 198.19.1.2
+	else
+		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
+	fi
+	finish vxlan-xdp-reload "a reload dropping the carrier, or it and its tunnel, refused; the tunnel carries on"
+fi
 
 # ---- vxlan-spec -----------------------------------------------------------
 if wanted vxlan-spec; then
