@@ -712,6 +712,15 @@ static int vxlan_open(struct port *p, const struct port_spec *spec)
 	vlock_init(&v->lock);
 
 	if (o->via[0]) {
+		/* Its frames enter the switch in the carrier's turns, which
+		 * charge no limit of the tunnel's: refused, not ignored.
+		 */
+		if (spec->rx_rate && spec->rx_rate != PORT_RATE_UNSET) {
+			err("%s: vxlan: rx-rate= (or rate=) is not applied to "
+			    "a via= tunnel's frames: limit the ports they go "
+			    "to (tx-rate=)", p->name);
+			return -EINVAL;
+		}
 		v->salen = vxlan_sa_set(&local, &o->local, o->dstport);
 		v->family = local.sa.sa_family;
 		vxlan_remotes(v, o);

@@ -407,6 +407,10 @@ static void test_spec(void **state)
 	free(t.priv);
 	assert_int_equal(open_tunnel(&t, "vxlan,name=vx1,local=198.18.0.5,"
 				     "vni=1,via=car,remcsum=on"), -EINVAL);
+	/* A limit the carrier's turns would not charge: refused. */
+	assert_int_equal(open_tunnel(&t, "vxlan,name=vx1,local=198.18.0.5,"
+				     "vni=1,via=car,rate=1G"), -EINVAL);
+	free(t.priv);
 	assert_true(carrier.carrying);
 	assert_true(port.up);
 }
