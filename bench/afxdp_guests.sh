@@ -96,7 +96,9 @@ bridge_wire() {
 start() {
 	case $1 in
 	afxdp|tap)
-		local port="afxdp,ifname=wv,mode=native,name=x"
+		# tso=on: the far end is W's stack, which takes the guest's
+		# TSO frames whole (auto is off on a veth, for a far XDP).
+		local port="afxdp,ifname=wv,mode=native,tso=on,name=x"
 		[ "$1" = tap ] && port="tap,ifname=tk,name=tk"
 		ip netns exec "$NS" "$VHOSTD" \
 			--port "vhost-user,path=$VG_DIR/vm.sock,name=vm" \

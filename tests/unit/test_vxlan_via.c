@@ -271,6 +271,16 @@ static int setup4g(void **state)
 	return setup4(state);
 }
 
+static int setup6(void **state);
+
+static int setup6g(void **state)
+{
+	fk_gso = true;
+	fk_gso_rc = 0;
+	ntrains = 0;
+	return setup6(state);
+}
+
 static int setup6(void **state)
 {
 	(void)state;
@@ -693,6 +703,24 @@ static void test_gso(void **state)
 	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
 	assert_int_equal(ntrains, 1);
 	assert_int_equal(nsent, 0);	/* nothing datagram by datagram */
+	if (fam == AF_INET6) {
+		/* The IPv6 underlay: its headers, the pseudo header's sum. */
+		assert_int_equal(train_vnet.csum_start, 54);
+		assert_int_equal(train_vnet.hdr_len, 62);
+		assert_int_equal(train_len, 62 + 2 * seg + 8 + 54 + 500);
+		assert_int_equal(train[12] << 8 | train[13], 0x86dd);
+		assert_int_equal(train[18] << 8 | train[19],
+				 train_len - 54);	/* payload length */
+		assert_int_equal(train[56] << 8 | train[57], 4789);
+		c = csum_reduce(csum_pseudo_ipv6(us.ip, r1.ip, IPPROTO_UDP,
+						 (uint32_t)(train_len - 54),
+						 0));
+		assert_memory_equal(train + 60, &c, 2);
+		for (i = 0; i < 3; i++)
+			assert_true(t4_ok(train + 62 + i * seg + 8,
+					  (i < 2 ? seg : 8 + 54 + 500) - 8));
+		return;
+	}
 	assert_int_equal(train_vnet.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
 	assert_int_equal(train_vnet.gso_type, VIRTIO_NET_HDR_GSO_UDP_L4);
 	assert_int_equal(train_vnet.gso_size, seg);
@@ -746,6 +774,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mtu, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_mtu, setup6, teardown),
 		cmocka_unit_test_setup_teardown(test_gso, setup4g, teardown),
+		cmocka_unit_test_setup_teardown(test_gso, setup6g, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
