@@ -81,7 +81,8 @@ enum ul_kind {
  * @neigh:	@sip is at @smac (a station address): a neighbour entry the
  *		frame teaches (ARP sender, ND link-layer option, a
  *		datagram's outer source)
- * @smac:	the sender's MAC
+ * @smac:	the sender's MAC (an ND message's link-layer address
+ *		option, else the frame's Ethernet source)
  * @sip:	the sender's address (IPv4: first 4 bytes; for an
  *		advertisement its target)
  * @sport:	UL_UDP: source port, network order

@@ -1800,12 +1800,16 @@ static enum port_ul_verdict vxlan_ul_rx(struct port *p, uint8_t *f,
 					       rx.sip), NULL);
 		return PORT_UL_TAKEN;
 	case UL_NS:
-		/* From :: (duplicate address detection): no answer. */
-		if (rx.neigh) {
+		/* From :: (duplicate address detection): no answer.  A
+		 * unicast one may leave its link-layer address out (RFC 4861
+		 * 7.2.2): the answer goes to its Ethernet source then, and
+		 * it teaches nothing.
+		 */
+		if (rx.neigh)
 			vxlan_neigh(v, &rx);
+		if (memcmp(rx.sip, (const uint8_t[16]){ 0 }, 16))
 			vxlan_ul_ctl(p, v, out, ul_na(&v->loc, out, rx.smac,
 						      rx.sip), NULL);
-		}
 		return PORT_UL_TAKEN;
 	case UL_NEIGH:
 		if (rx.neigh)

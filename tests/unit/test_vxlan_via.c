@@ -512,6 +512,36 @@ static void test_neigh(void **state)
 	assert_int_equal(VX_UL_BAD, 0);
 }
 
+/* A unicast NS without a link-layer option (RFC 4861 7.2.2 allows it):
+ * answered to its Ethernet source, nothing learned from it.
+ */
+static void test_ns_bare(void **state)
+{
+	uint8_t f[UL_CTL_MAX], *ip = f + 14, *m = ip + 40;
+	struct ul_rx r;
+	struct pkt pkt;
+	size_t n = ul_ns(&r1, f, us.ip) - 8;	/* the option cut off */
+	uint16_t c;
+
+	(void)state;
+	memcpy(f, MAC_US, 6);			/* unicast to us */
+	memcpy(ip + 24, us.ip, 16);
+	ip[5] = 24;				/* payload: 32 -> 24 */
+	m[2] = m[3] = 0;
+	c = csum_fold(csum_partial(m, 24, csum_pseudo_ipv6(
+		ip + 8, ip + 24, IPPROTO_ICMPV6, 24, 0)));
+	memcpy(m + 2, &c, 2);
+	assert_int_equal(rx(f, n, &pkt), PORT_UL_TAKEN);
+	assert_int_equal(nsent, 1);
+	assert_memory_equal(sent[0].b, MAC_R1, 6);
+	ul_classify(&r1, sent[0].b, sent[0].len, &r);
+	assert_int_equal(r.kind, UL_NEIGH);
+	assert_memory_equal(r.smac, MAC_US, 6);
+	assert_int_equal(fdb(), 0);
+	assert_null(strstr(reply, "bb:01"));	/* r1 not learned */
+	assert_int_equal(VX_UL_BAD, 0);
+}
+
 static void test_decap(void **state)
 {
 	uint8_t f[2048], in[300];
@@ -767,6 +797,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spec, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_neigh, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_neigh, setup6, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_bare, setup6, teardown),
 		cmocka_unit_test_setup_teardown(test_decap, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_decap, setup6, teardown),
 		cmocka_unit_test_setup_teardown(test_echo, setup4, teardown),
