@@ -53,7 +53,8 @@
 #                   ping and 4 MiB each way intact
 #   vxlan-xdp-reload the ports from a --config file: a reload that drops
 #                   the carrier (alone, or with its tunnel) is refused,
-#                   nothing changed, the tunnel still carries a ping
+#                   nothing changed, the tunnel still carries a ping;
+#                   "port del" of the tunnel, then of its carrier
 #   vxlan-spec      bad specs refused at start-up with one line; ctl
 #                   "port add vxlan" refused at run time
 #
@@ -688,10 +689,18 @@ if wanted vxlan-xdp-reload; then
 		    jq -r '[.ports[].name] | sort | join(" ")')
 		[ "$n" = "tap0 vx0 xa" ] || ERR="${ERR:+$ERR; }ports after the refusals: '$n'"
 		ping_ok "$NA" 198.19.1.2
+		# The tunnel goes at run time; then its carrier may.
+		for p in vx0 xa; do
+			out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" port del $p 2>&1) ||
+				ERR="${ERR:+$ERR; }port del $p: '$out'"
+		done
+		n=$(timeout 10 "$VHOSTCTL" --json --ctl "$TMP/ctl" ports |
+		    jq -r '[.ports[].name] | join(" ")')
+		[ "$n" = "tap0" ] || ERR="${ERR:+$ERR; }ports after the deletions: '$n'"
 	else
 		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
 	fi
-	finish vxlan-xdp-reload "a reload dropping the carrier, or it and its tunnel, refused; the tunnel carries on"
+	finish vxlan-xdp-reload "a reload dropping the carrier, or it and its tunnel, refused; the tunnel carries on; port del of the tunnel, then of the carrier"
 fi
 
 # ---- vxlan-spec -----------------------------------------------------------
