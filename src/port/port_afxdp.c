@@ -294,17 +294,26 @@ static unsigned int afxdp_rx_queues(const char *ifname)
 }
 
 /**
- * afxdp_ifinfo() - the interface's MTU and MAC
+ * afxdp_ifinfo() - the interface's MTU, MAC and whether it is a veth
  * @ifname:	interface
  * @mac:	out: its MAC (left zero if it cannot be read)
+ * @veth:	out: its driver says "veth" (false if it cannot be read)
  * Return: the MTU, or 1500 if it cannot be read
+ *
+ * @veth is tso=auto's question.  A frame leaves a NIC cut to the MTU
+ * whatever the far end runs; a veth hands the far end the 64 KiB frame
+ * whole, and an XDP program there (another vhostd's afxdp port) cannot
+ * take it: the kernel drops it before the program sees it.
  */
-static unsigned int afxdp_ifinfo(const char *ifname, uint8_t *mac)
+static unsigned int afxdp_ifinfo(const char *ifname, uint8_t *mac,
+				 bool *veth)
 {
+	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
 	struct ifreq ifr = { 0 };
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	unsigned int mtu = 1500;
 
+	*veth = false;
 	if (fd < 0)
 		return mtu;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
@@ -312,6 +321,9 @@ static unsigned int afxdp_ifinfo(const char *ifname, uint8_t *mac)
 		mtu = (unsigned int)ifr.ifr_mtu;
 	if (!ioctl(fd, SIOCGIFHWADDR, &ifr))
 		memcpy(mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
+	ifr.ifr_data = (void *)&di;
+	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+		*veth = !strcmp(di.driver, "veth");
 	close(fd);
 	return mtu;
 }
@@ -487,33 +499,6 @@ static void afxdp_teardown(struct port *p, struct afxdp_priv *x,
 }
 
 /**
- * afxdp_is_veth() - whether the interface is a veth
- * @ifname:	interface
- * Return: true if its driver says "veth"
- *
- * tso=auto's question.  A frame leaves a NIC cut to the MTU whatever the
- * far end runs; a veth hands the far end the 64 KiB frame whole, and an
- * XDP program there (another vhostd's afxdp port) cannot take it: the
- * kernel drops it before the program sees it.
- */
-static bool afxdp_is_veth(const char *ifname)
-{
-	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
-	struct ifreq ifr = { 0 };
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	bool veth = false;
-
-	if (fd < 0)
-		return false;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&di;
-	if (!ioctl(fd, SIOCETHTOOL, &ifr))
-		veth = !strcmp(di.driver, "veth");
-	close(fd);
-	return veth;
-}
-
-/**
  * afxdp_packet_socket() - the send-only packet socket for TSO/USO frames
  * @p:		port (for messages)
  * @x:		port state (@ifindex)
@@ -560,6 +545,7 @@ static int afxdp_open(struct port *p, const struct port_spec *spec)
 	const char *mode = *o->mode ? o->mode : "auto";
 	struct afxdp_priv *x = p->priv;
 	unsigned int i, have, nsrc = 0;
+	bool veth;
 	int rc;
 
 	x->map_fd = x->prog_fd = x->link_fd = x->pfd = -1;
@@ -578,7 +564,7 @@ static int afxdp_open(struct port *p, const struct port_spec *spec)
 	}
 	x->nq = o->queues;
 	snprintf(x->ifname, sizeof(x->ifname), "%s", o->ifname);
-	x->frame_max = afxdp_ifinfo(o->ifname, x->mac) + ETH_HLEN + 4;
+	x->frame_max = afxdp_ifinfo(o->ifname, x->mac, &veth) + ETH_HLEN + 4;
 	if (x->frame_max > AFXDP_FRAME)
 		x->frame_max = AFXDP_FRAME;
 
@@ -607,7 +593,7 @@ static int afxdp_open(struct port *p, const struct port_spec *spec)
 	if (rc)
 		goto err;
 	if (!strcmp(o->tso, "on") ||
-	    (strcmp(o->tso, "off") && !afxdp_is_veth(o->ifname)))
+	    (strcmp(o->tso, "off") && !veth))
 		x->pfd = afxdp_packet_socket(p, x);
 	for (nsrc = 0; nsrc < x->nq; nsrc++) {
 		rc = port_src_add(p, nsrc, x->q[nsrc].fd, PORT_SRC_LEVEL);
@@ -905,6 +891,29 @@ static void afxdp_reclaim(struct afxdp_q *aq) REQUIRES(aq->txlock)
 }
 
 /**
+ * afxdp_push() - the top free TX frame, its first @len bytes written,
+ *		  into the TX ring
+ * @aq:		queue, its TX lock held
+ * @len:	the frame's length
+ * Return: 0, or -ENOBUFS (no free frame, or the ring is full: the frame
+ *	   stays free)
+ */
+static int afxdp_push(struct afxdp_q *aq, uint32_t len) REQUIRES(aq->txlock)
+{
+	struct xdp_desc *d;
+	uint32_t idx;
+
+	if (!aq->ntxfree || xsk_ring_prod__reserve(&aq->tx, 1, &idx) != 1)
+		return -ENOBUFS;
+	d = xsk_ring_prod__tx_desc(&aq->tx, idx);
+	d->addr = aq->txfree[--aq->ntxfree];
+	d->len = len;
+	d->options = 0;
+	xsk_ring_prod__submit(&aq->tx, 1);
+	return 0;
+}
+
+/**
  * afxdp_put() - one wire frame into a TX frame and the TX ring
  * @aq:		queue, its TX lock held
  * @iov:	the frame's bytes
@@ -915,26 +924,14 @@ static void afxdp_reclaim(struct afxdp_q *aq) REQUIRES(aq->txlock)
 static int afxdp_put(struct afxdp_q *aq, const struct iovec *iov,
 		     unsigned int cnt, size_t len) REQUIRES(aq->txlock)
 {
-	struct xdp_desc *d;
-	uint64_t addr;
-	uint32_t idx;
-
 	if (!aq->ntxfree)
 		afxdp_reclaim(aq);
 	if (!aq->ntxfree)
 		return STATS_DROP_NO_BUFFER;
-	addr = aq->txfree[aq->ntxfree - 1];
-	if (iov_to_buf(iov, cnt, 0, aq->area + addr, len) != len)
+	if (iov_to_buf(iov, cnt, 0, aq->area + aq->txfree[aq->ntxfree - 1],
+		       len) != len)
 		return STATS_DROP_OFFLOAD;
-	if (xsk_ring_prod__reserve(&aq->tx, 1, &idx) != 1)
-		return STATS_DROP_NO_BUFFER;
-	aq->ntxfree--;
-	d = xsk_ring_prod__tx_desc(&aq->tx, idx);
-	d->addr = addr;
-	d->len = (uint32_t)len;
-	d->options = 0;
-	xsk_ring_prod__submit(&aq->tx, 1);
-	return 0;
+	return afxdp_push(aq, (uint32_t)len) ? STATS_DROP_NO_BUFFER : 0;
 }
 
 /**
@@ -987,6 +984,31 @@ static int afxdp_emit(void *arg, const struct iovec *iov, unsigned int cnt,
 }
 
 /**
+ * afxdp_vnet_send() - a frame and its virtio-net metadata to the packet
+ *		       socket, after what the queue's ring holds
+ * @x:		port state (@pfd open)
+ * @aq:		queue, its TX lock held (its ring is kicked first: a flow
+ *		stays in order in copy mode)
+ * @iov:	the frame, at most PKT_IOV_MAX pieces
+ * @cnt:	its pieces
+ * @vnet:	its metadata (the first 10 bytes: struct virtio_net_hdr)
+ * Return: writev()'s
+ */
+static ssize_t afxdp_vnet_send(struct afxdp_priv *x, struct afxdp_q *aq,
+			       const struct iovec *iov, unsigned int cnt,
+			       const struct virtio_net_hdr_v1 *vnet)
+	REQUIRES(aq->txlock)
+{
+	struct iovec v[PKT_IOV_MAX + 1];
+
+	v[0].iov_base = (void *)(uintptr_t)vnet;
+	v[0].iov_len = sizeof(struct virtio_net_hdr);
+	memcpy(v + 1, iov, cnt * sizeof(v[0]));
+	afxdp_kick(aq);
+	return writev(x->pfd, v, (int)cnt + 1);
+}
+
+/**
  * afxdp_tso() - a TSO/USO frame to the interface whole (tso=on)
  * @x:		port state (@pfd open)
  * @aq:		the frame's queue, its TX lock held
@@ -1007,7 +1029,6 @@ static int afxdp_tso(struct afxdp_priv *x, struct afxdp_q *aq,
 		     const struct pkt *pkt, bool *mtu, unsigned int *tso)
 	REQUIRES(aq->txlock)
 {
-	struct iovec iov[PKT_IOV_MAX + 1];
 	uint8_t head[GSO_HDR_MAX];
 	struct eth_hdrs h;
 	size_t n;
@@ -1024,11 +1045,7 @@ static int afxdp_tso(struct afxdp_priv *x, struct afxdp_q *aq,
 		*mtu = true;
 		return -STATS_DROP_TOO_BIG;
 	}
-	iov[0].iov_base = (void *)(uintptr_t)&pkt->vnet;
-	iov[0].iov_len = sizeof(struct virtio_net_hdr);
-	memcpy(iov + 1, pkt->iov, pkt->iovcnt * sizeof(iov[0]));
-	afxdp_kick(aq);
-	if (writev(x->pfd, iov, (int)pkt->iovcnt + 1) >= 0) {
+	if (afxdp_vnet_send(x, aq, pkt->iov, pkt->iovcnt, &pkt->vnet) >= 0) {
 		(*tso)++;
 		return 0;
 	}
@@ -1231,19 +1248,11 @@ static uint8_t *afxdp_ul_tx_buf(struct port *p, void *txq) NO_TSA
 static int afxdp_ul_tx_put(struct port *p, void *txq, uint32_t len) NO_TSA
 {
 	struct afxdp_q *aq = txq;
-	struct xdp_desc *d;
-	uint32_t idx;
 
-	if (!aq->ntxfree || len > AFXDP_FRAME ||
-	    xsk_ring_prod__reserve(&aq->tx, 1, &idx) != 1) {
+	if (len > AFXDP_FRAME || afxdp_push(aq, len)) {
 		stats_add(&port_ctr(p)->type[AX_C_TX_FULL], 1);
 		return -ENOBUFS;
 	}
-	d = xsk_ring_prod__tx_desc(&aq->tx, idx);
-	d->addr = aq->txfree[--aq->ntxfree];
-	d->len = len;
-	d->options = 0;
-	xsk_ring_prod__submit(&aq->tx, 1);
 	__atomic_fetch_add(&aq->qs.tx_packets, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&aq->qs.tx_bytes, len, __ATOMIC_RELAXED);
 	return 0;
@@ -1279,21 +1288,17 @@ static int afxdp_ul_tx_gso(struct port *p, void *txq, const struct iovec *iov,
 {
 	struct afxdp_priv *x = p->priv;
 	struct afxdp_q *aq = txq;
-	struct iovec v[PKT_IOV_MAX + 1];
 	ssize_t n;
 
 	if (x->pfd < 0 || cnt > PKT_IOV_MAX)
 		return -EOPNOTSUPP;
-	v[0].iov_base = (void *)(uintptr_t)vnet;
-	v[0].iov_len = sizeof(struct virtio_net_hdr);
-	memcpy(v + 1, iov, cnt * sizeof(v[0]));
-	afxdp_kick(aq);
-	n = writev(x->pfd, v, (int)cnt + 1);
+	n = afxdp_vnet_send(x, aq, iov, cnt, vnet);
 	if (n < 0)
 		return -errno;
 	stats_add(&port_ctr(p)->type[AX_C_TSO_KERNEL], 1);
 	__atomic_fetch_add(&aq->qs.tx_packets, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&aq->qs.tx_bytes, (uint64_t)n - v[0].iov_len,
+	__atomic_fetch_add(&aq->qs.tx_bytes,
+			   (uint64_t)n - sizeof(struct virtio_net_hdr),
 			   __ATOMIC_RELAXED);
 	return 0;
 }
