@@ -328,6 +328,68 @@ void ul_classify(const struct ul_local *l, const uint8_t *f, size_t len,
 }
 
 /**
+ * ul_udp_hdr() - a datagram's outer headers, its UDP checksum 0
+ * @l:		endpoint (the source)
+ * @out:	where the frame starts
+ * @dmac:	next hop's MAC
+ * @dip:	destination address
+ * @sport:	source port, network order
+ * @ulen:	UDP header and payload bytes
+ * @flow:	IPv6's flow label
+ * Return: the UDP header, in @out
+ */
+static uint8_t *ul_udp_hdr(const struct ul_local *l, uint8_t *out,
+			   const uint8_t *dmac, const uint8_t *dip,
+			   uint16_t sport, uint32_t ulen, uint32_t flow)
+{
+	uint8_t *ip = out + ETH_HLEN, *u;
+	uint16_t c;
+
+	memcpy(out, dmac, UL_ETH_ALEN);
+	memcpy(out + ETH_ALEN, l->mac, UL_ETH_ALEN);
+	if (l->family == AF_INET) {
+		eth_put16(out + 12, ETH_P_IP);
+		ip[0] = 0x45;
+		ip[1] = 0;
+		eth_put16(ip + ETH_IPV4_OFF_TOTLEN,
+			  (uint16_t)(ETH_IPV4_HLEN_MIN + ulen));
+		eth_put16(ip + ETH_IPV4_OFF_ID, 0);
+		eth_put16(ip + ETH_IPV4_OFF_FRAG, 0x4000);	/* DF */
+		ip[8] = UL_TTL;
+		ip[ETH_IPV4_OFF_PROTO] = IPPROTO_UDP;
+		eth_put16(ip + ETH_IPV4_OFF_CSUM, 0);
+		memcpy(ip + ETH_IPV4_OFF_SADDR, l->ip, 4);
+		memcpy(ip + ETH_IPV4_OFF_DADDR, dip, 4);
+		c = csum_fold(csum_partial(ip, ETH_IPV4_HLEN_MIN, 0));
+		memcpy(ip + ETH_IPV4_OFF_CSUM, &c, 2);
+		u = ip + ETH_IPV4_HLEN_MIN;
+	} else {
+		eth_put16(out + 12, ETH_P_IPV6);
+		eth_put32(ip, 0x60000000U | (flow & 0xfffffU));
+		eth_put16(ip + ETH_IPV6_OFF_PLEN, (uint16_t)ulen);
+		ip[ETH_IPV6_OFF_NEXT] = IPPROTO_UDP;
+		ip[7] = UL_TTL;
+		memcpy(ip + ETH_IPV6_OFF_SADDR, l->ip, 16);
+		memcpy(ip + ETH_IPV6_OFF_DADDR, dip, 16);
+		u = ip + ETH_IPV6_HLEN;
+	}
+	memcpy(u, &sport, 2);
+	memcpy(u + 2, &l->port, 2);
+	eth_put16(u + ETH_UDP_OFF_LEN, (uint16_t)ulen);
+	eth_put16(u + ETH_UDP_OFF_CSUM, 0);
+	return u;
+}
+
+/* ul_pseudo() - the UDP pseudo header's partial sum, to @dip */
+static uint32_t ul_pseudo(const struct ul_local *l, const uint8_t *dip,
+			  uint32_t ulen)
+{
+	return l->family == AF_INET ?
+	       csum_pseudo_ipv4(l->ip, dip, IPPROTO_UDP, ulen, 0) :
+	       csum_pseudo_ipv6(l->ip, dip, IPPROTO_UDP, ulen, 0);
+}
+
+/**
  * ul_udp() - a datagram's outer headers: Ethernet, IPv4 or IPv6, UDP
  * @l:		endpoint (the source)
  * @out:	where the frame starts: UL_HLEN4 or UL_HLEN6 bytes written,
@@ -351,50 +413,12 @@ size_t ul_udp(const struct ul_local *l, uint8_t *out, const uint8_t *dmac,
 	      uint32_t flow, bool csum, uint32_t paysum)
 {
 	uint32_t ulen = (uint32_t)(ETH_UDP_HLEN + paylen), sum;
-	uint8_t *ip = out + ETH_HLEN, *u;
+	uint8_t *u = ul_udp_hdr(l, out, dmac, dip, sport, ulen, flow);
 	uint16_t c;
 
-	memcpy(out, dmac, UL_ETH_ALEN);
-	memcpy(out + ETH_ALEN, l->mac, UL_ETH_ALEN);
-	if (l->family == AF_INET) {
-		eth_put16(out + 12, ETH_P_IP);
-		ip[0] = 0x45;
-		ip[1] = 0;
-		eth_put16(ip + ETH_IPV4_OFF_TOTLEN,
-			  (uint16_t)(ETH_IPV4_HLEN_MIN + ulen));
-		eth_put16(ip + ETH_IPV4_OFF_ID, 0);
-		eth_put16(ip + ETH_IPV4_OFF_FRAG, 0x4000);	/* DF */
-		ip[8] = UL_TTL;
-		ip[ETH_IPV4_OFF_PROTO] = IPPROTO_UDP;
-		eth_put16(ip + ETH_IPV4_OFF_CSUM, 0);
-		memcpy(ip + ETH_IPV4_OFF_SADDR, l->ip, 4);
-		memcpy(ip + ETH_IPV4_OFF_DADDR, dip, 4);
-		c = csum_fold(csum_partial(ip, ETH_IPV4_HLEN_MIN, 0));
-		memcpy(ip + ETH_IPV4_OFF_CSUM, &c, 2);
-		u = ip + ETH_IPV4_HLEN_MIN;
-		sum = 0;
-		if (csum)
-			sum = csum_pseudo_ipv4(l->ip, dip, IPPROTO_UDP, ulen,
-					       0);
-	} else {
-		eth_put16(out + 12, ETH_P_IPV6);
-		eth_put32(ip, 0x60000000U | (flow & 0xfffffU));
-		eth_put16(ip + ETH_IPV6_OFF_PLEN, (uint16_t)ulen);
-		ip[ETH_IPV6_OFF_NEXT] = IPPROTO_UDP;
-		ip[7] = UL_TTL;
-		memcpy(ip + ETH_IPV6_OFF_SADDR, l->ip, 16);
-		memcpy(ip + ETH_IPV6_OFF_DADDR, dip, 16);
-		u = ip + ETH_IPV6_HLEN;
-		csum = true;
-		sum = csum_pseudo_ipv6(l->ip, dip, IPPROTO_UDP, ulen, 0);
-	}
-	memcpy(u, &sport, 2);
-	memcpy(u + 2, &l->port, 2);
-	eth_put16(u + ETH_UDP_OFF_LEN, (uint16_t)ulen);
-	eth_put16(u + ETH_UDP_OFF_CSUM, 0);
-	if (csum) {
-		sum = csum_partial(u, ETH_UDP_HLEN, csum_add(sum, paysum));
-		c = csum_fold(sum);
+	if (csum || l->family == AF_INET6) {
+		sum = csum_add(ul_pseudo(l, dip, ulen), paysum);
+		c = csum_fold(csum_partial(u, ETH_UDP_HLEN, sum));
 		if (!c)
 			c = 0xffff;	/* 0 says "none" (RFC 768) */
 		memcpy(u + ETH_UDP_OFF_CSUM, &c, 2);
@@ -423,15 +447,12 @@ size_t ul_udp_partial(const struct ul_local *l, uint8_t *out,
 		      const uint8_t *dmac, const uint8_t *dip, uint16_t sport,
 		      size_t paylen, uint32_t flow)
 {
-	size_t n = ul_udp(l, out, dmac, dip, sport, paylen, flow, false, 0);
 	uint32_t ulen = (uint32_t)(ETH_UDP_HLEN + paylen);
-	uint16_t c;
+	uint8_t *u = ul_udp_hdr(l, out, dmac, dip, sport, ulen, flow);
+	uint16_t c = csum_reduce(ul_pseudo(l, dip, ulen));
 
-	c = csum_reduce(l->family == AF_INET ?
-			csum_pseudo_ipv4(l->ip, dip, IPPROTO_UDP, ulen, 0) :
-			csum_pseudo_ipv6(l->ip, dip, IPPROTO_UDP, ulen, 0));
-	memcpy(out + n - ETH_UDP_HLEN + ETH_UDP_OFF_CSUM, &c, 2);
-	return n;
+	memcpy(u + ETH_UDP_OFF_CSUM, &c, 2);
+	return (size_t)(u - out) + ETH_UDP_HLEN;
 }
 
 /**

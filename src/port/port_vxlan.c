@@ -520,6 +520,14 @@ static socklen_t vxlan_sa_set(union vxlan_sa *sa, const struct port_ip *ip,
 	return sizeof(sa->in6);
 }
 
+/* vxlan_sa_ip() - an underlay address's IP bytes, network order */
+static const uint8_t *vxlan_sa_ip(const union vxlan_sa *sa)
+{
+	return sa->sa.sa_family == AF_INET ?
+	       (const uint8_t *)&sa->in4.sin_addr :
+	       (const uint8_t *)&sa->in6.sin6_addr;
+}
+
 /**
  * vxlan_sa_str() - an underlay address's IP as text
  * @sa:		address
@@ -528,11 +536,8 @@ static socklen_t vxlan_sa_set(union vxlan_sa *sa, const struct port_ip *ip,
  */
 static const char *vxlan_sa_str(const union vxlan_sa *sa, char *buf)
 {
-	const void *a = sa->sa.sa_family == AF_INET ?
-			(const void *)&sa->in4.sin_addr :
-			(const void *)&sa->in6.sin6_addr;
-
-	if (!inet_ntop(sa->sa.sa_family, a, buf, INET6_ADDRSTRLEN))
+	if (!inet_ntop(sa->sa.sa_family, vxlan_sa_ip(sa), buf,
+		       INET6_ADDRSTRLEN))
 		snprintf(buf, INET6_ADDRSTRLEN, "?");
 	return buf;
 }
@@ -1645,27 +1650,16 @@ static void vxlan_key_mac(uint64_t w, uint8_t *mac)
 		mac[i] = (uint8_t)(w >> (40 - 8 * i));
 }
 
-/* vxlan_vtep_ip() - a VTEP's address bytes, network order */
-static const uint8_t *vxlan_vtep_ip(const struct vxlan_vtep *e)
-{
-	return e->sa.sa.sa_family == AF_INET ?
-	       (const uint8_t *)&e->sa.in4.sin_addr :
-	       (const uint8_t *)&e->sa.in6.sin6_addr;
-}
-
-/* vxlan_ip_sa() - an underlay address from address bytes and a port */
+/* vxlan_ip_sa() - vxlan_sa_set() from address bytes and a port in
+ * network order, as a frame carries them
+ */
 static void vxlan_ip_sa(union vxlan_sa *sa, sa_family_t family,
 			const uint8_t *ip, uint16_t port)
 {
-	memset(sa, 0, sizeof(*sa));
-	sa->sa.sa_family = family;
-	if (family == AF_INET) {
-		memcpy(&sa->in4.sin_addr, ip, 4);
-		sa->in4.sin_port = port;
-	} else {
-		memcpy(&sa->in6.sin6_addr, ip, 16);
-		sa->in6.sin6_port = port;
-	}
+	struct port_ip pi = { .family = family };
+
+	memcpy(pi.a, ip, family == AF_INET ? 4 : 16);
+	vxlan_sa_set(sa, &pi, ntohs(port));
 }
 
 /* vxlan_hw_set() - VTEP @e is at @mac, as ARP or ND said at @now */
@@ -1746,9 +1740,9 @@ static void vxlan_solicit(struct port *p, struct vxlan_priv *v,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
 	if (v->family == AF_INET)
-		n = ul_arp(&v->loc, f, true, NULL, vxlan_vtep_ip(e));
+		n = ul_arp(&v->loc, f, true, NULL, vxlan_sa_ip(&e->sa));
 	else
-		n = ul_ns(&v->loc, f, vxlan_vtep_ip(e));
+		n = ul_ns(&v->loc, f, vxlan_sa_ip(&e->sa));
 	vxlan_ul_ctl(p, v, f, n, NULL);
 }
 
@@ -1916,7 +1910,7 @@ static int vxlan_ul_emit(void *arg, const struct iovec *iov, unsigned int cnt,
 			memcpy(b + hl, first + hl, VXLAN_HLEN + len);
 		}
 		vxlan_key_mac(hw, mac);
-		ul_udp(&v->loc, b, mac, vxlan_vtep_ip(e), t->sport,
+		ul_udp(&v->loc, b, mac, vxlan_sa_ip(&e->sa), t->sport,
 		       VXLAN_HLEN + len, t->hash, false, sum);
 		if (c->ul_tx_put(v->via, t->q, (uint32_t)flen)) {
 			why = STATS_DROP_NO_BUFFER;
@@ -2027,7 +2021,7 @@ static int vxlan_ul_gso(struct vxlan_ul_tx *t, const struct pkt *pkt,
 				continue;
 			}
 			vxlan_key_mac(hw, mac);
-			ul_udp_partial(&v->loc, buf, mac, vxlan_vtep_ip(e),
+			ul_udp_partial(&v->loc, buf, mac, vxlan_sa_ip(&e->sa),
 				       t->sport, total, t->hash);
 			rc = c->ul_tx_gso(v->via, t->q, &iov, 1, &vnet);
 			if (rc) {
