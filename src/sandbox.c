@@ -149,6 +149,7 @@ static const struct sandbox_rule sandbox_rules[] = {
 	/* ---- event loops ---- */
 	SB(epoll_wait),		/* control thread, workers, HTTP thread */
 	SB(epoll_pwait),	/* the same, where libc uses it */
+	SB(epoll_pwait2),	/* workers: a timed source's deadline */
 	SB(epoll_ctl),		/* fds coming and going */
 	SB(poll),		/* ctl.c: one client's I/O with a timeout */
 	SB(ppoll),		/* the same, where libc uses it */

@@ -136,6 +136,16 @@ struct worker_ref {
 };
 
 /**
+ * struct worker_timed - a source whose port asked to be called at a time
+ * @ref:	the source
+ * @due:	when (now_ns()) to call its port's tick op
+ */
+struct worker_timed {
+	struct worker_ref ref;
+	uint64_t due;
+};
+
+/**
  * struct worker - one datapath thread
  * @thread:	pthread handle
  * @epfd:	epoll set of this worker's sources
@@ -158,6 +168,11 @@ struct worker_ref {
  * @dry_read:	clock of the dry stretch's last read, 0 after work or a
  *		sleep (lost polling time, struct pw_contend)
  * @contend:	its contention state (the thread; ctl reads it racily)
+ * @ntimed:	sources in @timed
+ * @timed_next:	the earliest @timed due, UINT64_MAX with none (it may be
+ *		earlier than any: then the next look only recomputes it)
+ * @timed:	sources whose port put something off until a time
+ *		(struct port_turn.due): a guest's TX-completion interrupt
  *
  * Everything but @epfd, @nfds, @running, @pass, @asleep, @busy_ns,
  * @poll_ns, @contend, @start_ns and @tid is private to the thread.
@@ -183,6 +198,9 @@ struct worker {
 	uint64_t poll_ns;
 	uint64_t dry_read;
 	struct pw_contend contend;
+	unsigned int ntimed;
+	uint64_t timed_next;
+	struct worker_timed timed[WORKER_SRCS];
 } __cacheline_aligned;
 
 static struct worker workers[WORKERS_MAX];
@@ -241,6 +259,7 @@ int worker_init(unsigned int n, int poll_us, unsigned int latency_us,
 		struct epoll_event ev = { .events = EPOLLIN };
 
 		w->idx = i;
+		w->timed_next = UINT64_MAX;
 		w->cpu = ncpus ? cpus[i % ncpus] : -1;
 		w->epfd = epoll_create1(EPOLL_CLOEXEC);
 		w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -304,7 +323,7 @@ static const struct worker_src *worker_src_get(struct worker_ref ref)
  *	   ns) when the limit held it back
  */
 static unsigned int worker_turn(const struct worker_src *s,
-				uint64_t *held_until)
+				uint64_t *held_until, uint64_t *due)
 {
 	const struct port_ops *ops = s->port->ops;
 	struct port_turn turn = { .budget = WORKER_BUDGET };
@@ -345,6 +364,7 @@ static unsigned int worker_turn(const struct worker_src *s,
 			break;	/* the port broke its contract: no loop */
 	}
 	ops->rx_end(p, s->q, &turn);
+	*due = turn.due;
 	log_queue = -1;
 	if (unlikely(lim))
 		rate_charge(lim, t, port_ctr(p)->rx_bytes - b0);
@@ -372,21 +392,116 @@ static bool worker_held(const struct worker_src *s, uint64_t now,
 }
 
 /**
- * worker_sleep_ms() - epoll_wait()'s timeout for a worker about to sleep
+ * worker_sleep_ns() - how long a worker about to sleep may sleep
  * @w:		worker, nothing active
- * Return: -1 (until an event), or ms until its first held source may run
+ * Return: -1 (until an event), or ns until its first held source may run
+ *	   or its first timed one is due, at most a second
  */
-static int worker_sleep_ms(const struct worker *w)
+static int64_t worker_sleep_ns(const struct worker *w)
 {
-	uint64_t now, ms;
+	uint64_t now, until = UINT64_MAX;
 
-	if (!w->nheld)
+	if (w->nheld)
+		until = w->wake_ns;
+	if (w->ntimed)
+		until = MIN(until, w->timed_next);
+	if (until == UINT64_MAX)
 		return -1;
 	now = now_ns();
-	if (w->wake_ns <= now)
+	if (until <= now)
 		return 0;
-	ms = (w->wake_ns - now + 999999) / 1000000;
-	return ms > 1000 ? 1000 : (int)ms;
+	return (int64_t)MIN(until - now, 1000000000ULL);
+}
+
+/**
+ * worker_wait() - epoll_wait(), asleep for @ns at most (-1: no limit)
+ * @w:		worker
+ * @evs:	events out
+ * @ns:		from worker_sleep_ns(), or 0 not to sleep
+ *
+ * A timed source's deadline is tens of microseconds away, finer than
+ * epoll_wait()'s milliseconds: epoll_pwait2() takes a timespec.  A
+ * kernel without it (before 5.11) gets the milliseconds, rounded up.
+ *
+ * Return: what epoll_wait() returns
+ */
+static int worker_wait(struct worker *w, struct epoll_event *evs, int64_t ns)
+{
+	static bool no_pwait2;
+	struct timespec ts;
+	int n;
+
+	if (ns <= 0 || ns % 1000000 == 0 ||
+	    __atomic_load_n(&no_pwait2, __ATOMIC_RELAXED))
+		goto ms;
+	ts.tv_sec = ns / 1000000000;
+	ts.tv_nsec = ns % 1000000000;
+	n = epoll_pwait2(w->epfd, evs, WORKER_EVENTS, &ts, NULL);
+	if (n >= 0 || errno != ENOSYS)
+		return n;
+	__atomic_store_n(&no_pwait2, true, __ATOMIC_RELAXED);
+ms:
+	return epoll_wait(w->epfd, evs, WORKER_EVENTS,
+			  ns < 0 ? -1 : (int)((ns + 999999) / 1000000));
+}
+
+/**
+ * worker_timed_set() - call @ref's port's tick op at @due
+ * @w:		worker owning the source
+ * @ref:	the source
+ * @due:	clock, ns; replaces what the source asked for before
+ */
+static void worker_timed_set(struct worker *w, struct worker_ref ref,
+			     uint64_t due)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->ntimed; i++)
+		if (w->timed[i].ref.slot == ref.slot)
+			break;
+	if (i == w->ntimed) {
+		if (i == WORKER_SRCS)	/* one per source: cannot be */
+			return;
+		w->ntimed++;
+	}
+	w->timed[i].ref = ref;
+	w->timed[i].due = due;
+	if (due < w->timed_next)
+		w->timed_next = due;
+}
+
+/**
+ * worker_timed_run() - call the ports whose time has come
+ * @w:		worker
+ * @t:		clock, ns
+ *
+ * A source removed meanwhile is forgotten (its port's queue stop did
+ * what was put off, port_vhost_queue_stop()).
+ */
+static void worker_timed_run(struct worker *w, uint64_t t)
+{
+	uint64_t next = UINT64_MAX;
+	unsigned int i = 0;
+
+	if (likely(t < w->timed_next))
+		return;
+	while (i < w->ntimed) {
+		struct worker_timed *e = &w->timed[i];
+		const struct worker_src *s;
+
+		if (e->due <= t) {
+			s = worker_src_get(e->ref);
+			e->due = s && s->port->ops->tick ?
+				 s->port->ops->tick(s->port, s->q, t) : 0;
+			if (!e->due) {
+				*e = w->timed[--w->ntimed];
+				continue;
+			}
+		}
+		next = MIN(next, e->due);
+		i++;
+	}
+	w->timed_next = next;
 }
 
 /**
@@ -520,7 +635,7 @@ static void worker_pq_woken(struct pw_queue *pq, uint64_t t)
  * A source's window counts from its own dry spell's start (pollwin.h);
  * one still inside it stays active.  Sources a rate limit holds back are
  * not armed: once every source left is one, they all go to @held and
- * the worker sleeps until the first may run (worker_sleep_ms()).
+ * the worker sleeps until the first may run (worker_sleep_ns()).
  */
 static void worker_windows(struct worker *w, uint64_t t, unsigned int held)
 {
@@ -621,7 +736,7 @@ static void *worker_loop(void *arg)
 	for (;;) {
 		unsigned int i, held = 0, nwoke = 0, done;
 		uint32_t woke_slot[WORKER_WOKE_MAX];
-		uint64_t until = 0, t;
+		uint64_t until = 0, due, t;
 		bool work = false, woke = false;
 		int n = 0;
 
@@ -635,8 +750,7 @@ static void *worker_loop(void *arg)
 			if (sleep)
 				__atomic_store_n(&w->asleep, true,
 						 __ATOMIC_SEQ_CST);
-			n = epoll_wait(w->epfd, evs, WORKER_EVENTS,
-				       sleep ? worker_sleep_ms(w) : 0);
+			n = worker_wait(w, evs, sleep ? worker_sleep_ns(w) : 0);
 			if (sleep) {
 				__atomic_store_n(&w->asleep, false,
 						 __ATOMIC_SEQ_CST);
@@ -645,6 +759,7 @@ static void *worker_loop(void *arg)
 				woke = true;
 				mark = now_ns();	/* the sleep: idle */
 				w->dry_read = 0;
+				worker_timed_run(w, mark);
 			}
 
 			polled = 0;
@@ -689,7 +804,11 @@ static void *worker_loop(void *arg)
 				continue;
 			}
 			until = 0;
-			if ((done = worker_turn(s, &until))) {
+			due = 0;
+			done = worker_turn(s, &until, &due);
+			if (unlikely(due))
+				worker_timed_set(w, ref, due);
+			if (done) {
 				work = true;
 				pq->burst += done;
 				/* Its dry spell ended: timed at the pass's
@@ -713,6 +832,7 @@ static void *worker_loop(void *arg)
 			t = now_ns();
 			for (i = 0; i < nwoke; i++)
 				worker_pq_work(&worker_pq[woke_slot[i]], t);
+			worker_timed_run(w, t);
 			/* One writer: a plain add, stored whole for ctl. */
 			__atomic_store_n(&w->busy_ns, w->busy_ns + (t - mark),
 					 __ATOMIC_RELAXED);
@@ -750,6 +870,7 @@ static void *worker_loop(void *arg)
 				__builtin_ia32_pause();
 			continue;
 		}
+		worker_timed_run(w, t);
 		pw_contend_sample(&w->contend, t, w->poll_ns);
 		worker_windows(w, t, held);
 		if (w->nactive)

@@ -324,6 +324,8 @@ enum port_src_kind {
  *		rx= rate limit (rate.h).  A port that can stop by bytes
  *		stops once they are spent (the last frame may overshoot);
  *		the others overshoot by a turn, charged all the same
+ * @due:	out of @rx_end, 0 in: when (now_ns()) the port wants @tick
+ *		on this queue for something it put off; 0: nothing
  *
  * A turn is rx_begin, then rx_burst and rx_done until the budget is
  * spent or the queue runs dry, then rx_end (struct port_ops).
@@ -333,6 +335,7 @@ struct port_turn {
 	unsigned int done;
 	bool dry;
 	uint64_t bytes;
+	uint64_t due;
 };
 
 /**
@@ -617,6 +620,11 @@ struct port_underlay {
  *		RX buffer, looked up and warmed) so that the delivery does
  *		not wait for it.  Must not block; may do nothing.  NULL if
  *		there is nothing to prepare (TAP).
+ * @tick:	worker: the time an @rx_end set in @turn->due has come:
+ *		do what was put off then (a guest's TX-completion interrupt
+ *		held back, port_vhost_dp.c).  Return 0, or a later time to
+ *		be called again.  Must not block.  May be NULL if @rx_end
+ *		never sets @turn->due
  * @timer:	control thread, once a second: housekeeping (may be NULL)
  * @queue_stats: control thread (ctl): fill up to @max entries of @qs,
  *		one per queue pair, and return how many (may be NULL: no
@@ -714,6 +722,7 @@ struct port_ops {
 	void (*rx_end)(struct port *p, uint32_t q, struct port_turn *turn);
 	bool (*arm)(struct port *p, uint32_t q);
 	void (*stage)(struct port *p, uint32_t q);
+	uint64_t (*tick)(struct port *p, uint32_t q, uint64_t now);
 	void (*timer)(struct port *p);
 	unsigned int (*queue_stats)(const struct port *p,
 				    struct port_queue_stats *qs,
