@@ -140,6 +140,9 @@ extern const char *const stats_learn_names[STATS_LEARN_COUNT];
  *		the rate-limited log may no longer show line by line)
  * @type:	a port type's own counters, as its table (port_ops.counters)
  *		names them (vxlan's, for now: every word is some table's)
+ * @irqs_held:	vhost-user: TX-completion interrupts the guest wanted that
+ *		waited for the queue's tx-irq-us= to pass (each then went
+ *		with the later ones of its wait, as one)
  * @spare:	the rest of the last cache line, so that the struct has no
  *		padding the compiler adds unseen: a new counter takes a word
  *		from here (or adds a line) and goes into a table (stats_desc)
@@ -167,7 +170,8 @@ struct port_stats {
 	uint64_t polls;
 	uint64_t connects;
 	uint64_t type[14];
-	uint64_t spare[7];
+	uint64_t irqs_held;
+	uint64_t spare[6];
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
 /* @spare ends the struct: every other word is a counter, described. */

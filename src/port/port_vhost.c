@@ -64,6 +64,8 @@ _Static_assert(PORT_QUEUES_MAX == VU_MAX_QUEUE_PAIRS,
  * @queues:	queues= queue pairs offered, 1..PORT_QUEUES_MAX
  * @offload:	offload= offer checksum/segmentation offloads
  * @max_mem:	max-mem= guest memory the front end may have vhostd map
+ * @tx_irq_us:	tx-irq-us= least time between two TX-completion
+ *		interrupts of a queue, us (0: each at once)
  * @sock:	owner=, group=, mode=, allow-uid=, allow-gid= of the
  *		listening socket
  */
@@ -73,6 +75,7 @@ struct port_vhost_opts {
 	unsigned int queues;
 	bool offload;
 	uint64_t max_mem;
+	unsigned int tx_irq_us;
 	struct usock_acl sock;
 };
 
@@ -93,6 +96,10 @@ static const struct port_opt port_vhost_opts[] = {
 	{ .key = "max-mem", .type = PORT_OPT_SIZE, PV_OPT(max_mem),
 	  .def = PORT_VHOST_MAX_MEM_DEFAULT,
 	  .help = "SIZE: guest memory vhostd may map (K, M, G, T; 1T)" },
+	{ .key = "tx-irq-us", .type = PORT_OPT_UINT, PV_OPT(tx_irq_us),
+	  .max = PORT_VHOST_TX_IRQ_MAX, .def = PORT_VHOST_TX_IRQ_DEF,
+	  .help = "US: least time between two TX-completion interrupts "
+		  "(0: at once)" },
 	{ .key = "mac", .type = PORT_OPT_MAC, .flags = PORT_OPT_COMMON,
 	  PORT_OPT_AT(struct port_spec, mac),
 	  .help = "MAC: the guest's; other source MACs are dropped" },
@@ -186,6 +193,8 @@ static void port_vhost_queue_stop(struct vu_dev *dev, unsigned int qi)
 
 	if (qi & 1) {
 		port_src_del(p, qi);
+		if (qi / 2 < pv->pairs)
+			port_vhost_tx_irq_flush(pv, qi);
 		src_debug(&p->log, "%s: TX queue %u stopped", p->name, qi);
 		return;
 	}
@@ -510,6 +519,7 @@ static int port_vhost_open(struct port *p, const struct port_spec *spec)
 	vu_dev_init(&pv->dev, p->name, features, &port_vhost_dev_ops, pv);
 	pv->dev.pairs = pv->pairs;
 	pv->dev.mem.limit = o->max_mem;
+	pv->tx_irq_ns = (uint64_t)o->tx_irq_us * 1000;
 	pv->sock = o->sock;
 	pv->dev.log = &p->log;	/* one rate limit for the port's lines */
 
@@ -580,6 +590,9 @@ static void port_vhost_timer(struct port *p)
 static const struct stats_desc port_vhost_desc[] = {
 	{ .key = "irqs", .metric = "irqs_total",
 	  .help = "Interrupts sent to the guest.", STATS_AT(irqs) },
+	{ .key = "irqs_held", .metric = "irqs_held_total",
+	  .help = "TX-completion interrupts held back by tx-irq-us=.",
+	  STATS_AT(irqs_held) },
 	{ .key = "kicks", .metric = "kicks_total",
 	  .help = "Guest kicks that woke the port's poller.", STATS_AT(kicks) },
 	{ .key = "rx_staged", .metric = "rx_staged_total",
@@ -679,6 +692,7 @@ const struct port_ops port_vhost_ops = {
 	.rx_end = port_vhost_rx_end,
 	.arm = port_vhost_arm,
 	.stage = port_vhost_stage,
+	.tick = port_vhost_tick,
 	.timer = port_vhost_timer,
 	.queue_stats = port_vhost_queue_stats,
 	.peer = port_vhost_peer,

@@ -34,6 +34,21 @@
 #define PORT_VHOST_POLL_DESCS	4
 #define PORT_VHOST_POLL_BYTES	4096
 
+/* tx-irq-us=: the default and the most (us).  300: a TCG guest's UDP
+ * flood went 1.3-1.6x as fast as with 0 (doc/performance.md); 1000 did
+ * a little more, but a fast guest's socket would wait longer.
+ */
+#define PORT_VHOST_TX_IRQ_DEF	300
+/* ... and what comes back meanwhile that sends it at once: 32 frames (a
+ * TCG guest sends 20-25 in 300 us; a UDP socket's default send buffer
+ * holds 90-280 frames), 64 KiB (one TSO frame: TCP's small queues let a
+ * flow keep about a ms of its rate in the device, which interrupts then
+ * free).
+ */
+#define PORT_VHOST_TX_IRQ_FRAMES 32
+#define PORT_VHOST_TX_IRQ_BYTES	65536
+#define PORT_VHOST_TX_IRQ_MAX	10000
+
 #define PV_FEAT(bit)		(1ULL << (bit))
 
 /* Offloads a guest may use when sending: what struct pkt's src_feat
@@ -90,6 +105,11 @@ struct port_vhost_work {
  * @work:	what the turn may still spend
  * @packets:	frames taken from this queue (ctl reads them, relaxed)
  * @bytes:	their bytes
+ * @irq_at:	when the last interrupt of this queue went (tx-irq-us=)
+ * @irq_owed:	the guest wanted one since, held back until @irq_at plus
+ *		the port's @tx_irq_ns
+ * @irq_chains:	chains returned since (a fill level ends the wait)
+ * @irq_bytes:	@bytes then (the same in bytes)
  */
 struct port_vhost_txq {
 	struct virtq_elem elems[PORT_BURST];
@@ -100,6 +120,10 @@ struct port_vhost_txq {
 	struct port_vhost_work work;
 	uint64_t packets;
 	uint64_t bytes;
+	uint64_t irq_at;
+	bool irq_owed;
+	unsigned int irq_chains;
+	uint64_t irq_bytes;
 };
 
 /**
@@ -152,6 +176,8 @@ static inline void port_vhost_q_count(uint64_t *packets, uint64_t *bytes,
  * @rxq:	@pairs RX reserves, one per RX queue (queue 2i)
  * @rx_on:	bit i: RX queue 2i is started (control writes, any
  *		worker reads): where xmit may deliver
+ * @tx_irq_ns:	tx-irq-us=, in ns: least time between two interrupts of
+ *		a TX queue (port_vhost_dp.c), 0: each at once
  * @flow_pair:	1 + the pair whose TX queue last sent a flow, by flow
  *		hash (net/flow.h), 0 = none; written by the TX turns, read
  *		by xmit (relaxed: a stale entry only picks another queue)
@@ -167,6 +193,7 @@ struct port_vhost {
 	struct port_vhost_txq *txq;
 	struct port_vhost_rxq *rxq;
 	uint32_t rx_on;
+	uint64_t tx_irq_ns;
 	uint8_t flow_pair[PORT_FLOWS];
 };
 
@@ -182,6 +209,8 @@ void port_vhost_rx_done(struct port *p, uint32_t qi, struct port_turn *turn);
 void port_vhost_rx_end(struct port *p, uint32_t qi, struct port_turn *turn)
 	NO_TSA;
 bool port_vhost_arm(struct port *p, uint32_t cookie);
+uint64_t port_vhost_tick(struct port *p, uint32_t qi, uint64_t now);
+void port_vhost_tx_irq_flush(struct port_vhost *pv, unsigned int qi);
 void port_vhost_stage(struct port *p, uint32_t cookie);
 int port_vhost_publish(struct vu_queue *q) REQUIRES(q->lock);
 void port_vhost_call(struct port *p, struct vu_queue *q, int fd)

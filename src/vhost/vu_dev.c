@@ -603,6 +603,26 @@ int vu_queue_call_take(struct vu_queue *q)
 }
 
 /**
+ * vu_queue_call_owed() - the call fd for an interrupt held back earlier
+ * @q:		queue, locked
+ *
+ * The guest's wish was read (and its event index moved on) when the
+ * interrupt was held back; it is sent now whatever the guest asked
+ * since: a spurious interrupt costs a look at the used ring, a lost one
+ * a stalled queue.  Give it back as vu_queue_call_take()'s.
+ *
+ * Return: the call fd, -1 if there is none
+ * Context: datapath or control, @q's lock held
+ */
+int vu_queue_call_owed(struct vu_queue *q)
+{
+	if (q->vq.call_fd < 0)
+		return -1;
+	__atomic_fetch_add(&q->call_users, 1, __ATOMIC_RELAXED);
+	return q->vq.call_fd;
+}
+
+/**
  * vu_queue_call_give() - signal a call fd from vu_queue_call_take()
  * @dev:	device
  * @q:		queue, no longer locked by the caller

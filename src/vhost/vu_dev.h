@@ -203,6 +203,9 @@ struct vu_dev {
  * vu_queue_call_take()	datapath, queue lock held, after flushing used
  *			entries: the call fd to signal if the guest wants an
  *			interrupt (-1 if not).
+ * vu_queue_call_owed()	the same for an interrupt the guest wanted earlier
+ *			and was held back (tx-irq-us=): -1 only without a
+ *			call fd.
  * vu_queue_call_give()	datapath, lock released: signal it (efd.c), never
  *			for long; a blocked write breaks the device.
  * vu_queue_call_quiesce() control, before closing a call fd swapped out:
@@ -229,6 +232,7 @@ void vu_dev_note_err(struct vu_dev *dev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void vu_dev_mark_broken(struct vu_dev *dev);
 int vu_queue_call_take(struct vu_queue *q) REQUIRES(q->lock);
+int vu_queue_call_owed(struct vu_queue *q) REQUIRES(q->lock);
 int vu_queue_call_give(struct vu_dev *dev, struct vu_queue *q, int fd)
 	EXCLUDES(q->lock);
 void vu_queue_call_quiesce(struct vu_queue *q) EXCLUDES(q->lock);
