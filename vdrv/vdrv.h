@@ -234,6 +234,8 @@ int vdrv_tx_burst(struct vdrv_dev *d, const struct vdrv_tx_pkt *pkts,
 int vdrv_tx_reclaim(struct vdrv_dev *d);
 unsigned int vdrv_tx_free(const struct vdrv_dev *d);
 int vdrv_tx_wait(struct vdrv_dev *d, int timeout_ms);
+int vdrv_tx_calls(struct vdrv_dev *d);
+int vdrv_tx_wait_most(struct vdrv_dev *d, unsigned int most, int timeout_ms);
 int vdrv_rx_burst(struct vdrv_dev *d, struct vdrv_rx_pkt *pkts,
 		  unsigned int n);
 int vdrv_rx_wait(struct vdrv_dev *d, int timeout_ms);

@@ -239,6 +239,71 @@ int vdrv_tx_wait(struct vdrv_dev *d, int timeout_ms)
 }
 
 /**
+ * vdrv_tx_calls() - reclaim, then ask for a call at the next TX used entry
+ * @d:		device
+ *
+ * What a Linux guest with napi-tx does after each kick: it wants a
+ * TX-completion interrupt as soon as the device returns anything, and
+ * does not wait for it (the calls pile up in the eventfd, unread).  For
+ * tests of a back end's interrupt rate.
+ *
+ * Return: 0 or -errno (device error)
+ */
+int vdrv_tx_calls(struct vdrv_dev *d)
+{
+	int ret = vdrv_tx_reclaim(d);
+
+	if (ret < 0)
+		return ret;
+	vdrv_ring_enable_cb(&d->rings[VDRV_TX_RING]);
+	return 0;
+}
+
+/**
+ * vdrv_tx_wait_most() - wait until at most @most TX frames are in flight
+ * @d:		device
+ * @most:	frames made available and not yet used, at most
+ * @timeout_ms:	limit
+ *
+ * A guest held back by something else than its ring (a socket's send
+ * buffer) waits so for the device's TX-completion interrupt.
+ *
+ * Return: 0, -ETIMEDOUT when no interrupt came within @timeout_ms, or
+ *	   -errno
+ */
+int vdrv_tx_wait_most(struct vdrv_dev *d, unsigned int most, int timeout_ms)
+{
+	struct vdrv_ring *r = &d->rings[VDRV_TX_RING];
+	int64_t deadline = vdrv_ms() + timeout_ms;
+	int ret = 0;
+
+	for (;;) {
+		ret = vdrv_tx_reclaim(d);
+		if (ret < 0)
+			break;
+		ret = 0;
+		if (d->stats.tx_packets - d->stats.tx_completed <= most)
+			break;
+		if (vdrv_ring_enable_cb(r))
+			continue;
+		if (vdrv_ms() >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		ret = vdrv_wait_fd(d, r->call_fd, (int)(deadline - vdrv_ms()));
+		if (ret <= 0) {
+			/* No call in time: what the device used meanwhile
+			 * does not count, the guest would still be waiting.
+			 */
+			ret = ret ? ret : -ETIMEDOUT;
+			break;
+		}
+	}
+	vdrv_ring_disable_cb(r);
+	return ret;
+}
+
+/**
  * vdrv_rx_copy() - copy one used buffer's bytes into the caller's frame
  * @p:		frame being assembled
  * @src:	bytes

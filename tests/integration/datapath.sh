@@ -20,6 +20,12 @@
 #   backoffs must show in "vhostctl workers";
 #   without the loop, most replies must be found by a poll.
 #
+#   tx-irq: tx-irq-us= holds a guest's TX-completion interrupts back: a
+#   slow driver that asks for one after every frame (Linux's napi-tx)
+#   gets at most one per 2 ms or 32 frames, where without the key it gets
+#   one per frame; a driver that waits for each (a few frames in flight)
+#   still gets every one.
+#
 #   BUILD=dir (default build): where vhostd, vhostctl, tests/vdrv_tool are;
 #   test-name globs as arguments select tests.
 #   Prints one line per test and "N passed, M failed, K skipped"; exit 1
@@ -108,6 +114,58 @@ for mode in 0 20000 auto; do
 	result "idle-cpu-poll-$mode" "$([ -z "$ERR" ] && echo 0 || echo 1)" \
 		"${ERR:-$((t1 - t0)) ticks in 3 s idle ($pct% of a core)}"
 done
+
+# ---- tx-irq ----------------------------------------------------------------
+# A slow guest (two frames every 100 us and more) asks for an interrupt
+# after each frame (--want-calls): with tx-irq-us=2000 it gets at most one
+# per 2 ms of the send or per 32 frames, plus the first and the one its
+# close flushes; without the key about one per pair.  Then a guest that keeps
+# at most 4 frames in flight (--window 4, a full socket buffer) waits for
+# each held interrupt: it must come (5 s per wait, a failure), at the
+# same rate.  B, without the key, only receives.
+if wanted tx-irq; then
+	ERR=
+	start_vhostd -- 0 \
+		--port "vhost-user,path=$TMP/p0.sock,name=vu0,tx-irq-us=2000" \
+		--port "vhost-user,path=$TMP/p1.sock,name=vu1" &&
+		wait_for "$TMP/p0.sock" && wait_for "$TMP/p1.sock" ||
+		ERR="vhostd did not start"
+	"$TOOL" recv --sock "$TMP/p1.sock" --mac 02:00:00:00:0f:02 --announce \
+		--count 100000000 --expect 0 --timeout-ms 60000 \
+		>"$TMP/b.out" 2>&1 &
+	BPID=$!; BGPIDS+=("$BPID")
+	wait_up 10 vu1
+	said=
+	irqs0=0
+	for how in "--want-calls --gap-us 100 --gap-every 2:2000" "--window 4:400"; do
+		n=${how#*:}
+		t0=$(date +%s%N)
+		# shellcheck disable=SC2086 # the options split on purpose
+		out=$("$TOOL" send --sock "$TMP/p0.sock" \
+			--mac 02:00:00:00:0f:01 --dst 02:00:00:00:0f:02 \
+			--len 64 --count "$n" --queue-size 1024 ${how%:*} \
+			--timeout-ms 5000 2>&1) ||
+			ERR="${ERR:+$ERR; }send ${how%:*}: $out"
+		t1=$(date +%s%N)
+		ms=$(( (t1 - t0) / 1000000 ))
+		irqs=$(ctr vu0 .irqs)
+		[[ $irqs =~ ^[0-9]+$ ]] || { ERR="${ERR:+$ERR; }no irqs"; break; }
+		most=$(( ms / 2 + n / 32 + 3 ))
+		[ $((irqs - irqs0)) -le "$most" ] ||
+			ERR="${ERR:+$ERR; }${how%:*}: $((irqs - irqs0)) interrupts for $n frames in $ms ms, want <= $most"
+		said="${said:+$said, }${how%:*}: $((irqs - irqs0)) for $n frames in $ms ms"
+		irqs0=$irqs
+	done
+	held=$(ctr vu0 .irqs_held)
+	[[ $held =~ ^[0-9]+$ ]] && [ "$held" -ge 1 ] ||
+		ERR="${ERR:+$ERR; }irqs_held ${held:-none}, want some"
+	kill "$BPID" 2>/dev/null
+	wait "$BPID" 2>/dev/null
+	BGPIDS=()
+	stop_vhostd || ERR="${ERR:+$ERR; }vhostd died or exited uncleanly"
+	result tx-irq "$([ -z "$ERR" ] && echo 0 || echo 1)" \
+		"${ERR:-interrupts $said ($held held)}"
+fi
 
 # ---- poll-contend ----------------------------------------------------------
 # --poll-us auto gives a CPU back when someone else needs it: the worker

@@ -8,7 +8,8 @@
  *                       [--timeout-ms MS]     (per reply, and for ARP)
  *   vdrv_tool evil      --sock S --kind KIND [--timeout-ms MS]
  *   vdrv_tool send      --sock S --mac M --dst M2 [--count N] [--len L]
- *                       [--tag T]
+ *                       [--tag T] [--want-calls] [--gap-us US]
+ *                       [--gap-every N] [--window N]
  *   vdrv_tool recv      --sock S [--count N] [--timeout-ms MS] [--tag T]
  *                       [--announce --mac M]
  *
@@ -56,6 +57,13 @@
  * @kind:	evil kind
  * @announce:	recv: first send one broadcast frame from @mac, so the
  *		switch learns where we are and unicast to us is not flooded
+ * @calls:	send: ask for a TX-completion interrupt after every frame,
+ *		as Linux's napi-tx does (vdrv_tx_calls())
+ * @gap_us:	send: sleep so long after each frame (a slow guest)...
+ * @gap_every:	... or after every so many frames (0, 1: each)
+ * @window:	send: at most so many frames in flight; past them, wait for
+ *		the device's interrupt (--timeout-ms), as a guest whose
+ *		socket's send buffer is full (0: the ring's room)
  */
 struct tool_args {
 	struct vdrv_opts o;
@@ -72,6 +80,10 @@ struct tool_args {
 	long tag;
 	int kind;
 	bool announce;
+	bool calls;
+	unsigned int gap_us;
+	unsigned int gap_every;
+	unsigned int window;
 };
 
 static volatile sig_atomic_t tool_stop;
@@ -411,9 +423,17 @@ static int tool_send(const struct tool_args *a)
 		vdrv_pkt_test_frame(frame, a->len, a->dst, a->mac,
 				    (uint32_t)a->tag, i);
 		ret = vdrv_send(d, frame, a->len);
+		if (!ret && a->calls)
+			ret = vdrv_tx_calls(d);
+		if (!ret && a->window)
+			ret = vdrv_tx_wait_most(d, a->window - 1,
+						a->timeout_ms);
 		if (ret)
 			break;
 		sent++;
+		if (a->gap_us &&
+		    (a->gap_every <= 1 || sent % a->gap_every == 0))
+			usleep(a->gap_us);
 	}
 	/* Let the device finish reading before the memory goes away. */
 	end = tool_ms() + 1000;
@@ -500,8 +520,11 @@ static void tool_parse(int argc, char **argv, struct tool_args *a)
 		{ "rx-segs", 1, NULL, 'R' }, { "tx-layout", 1, NULL, 'x' },
 		{ "no-mrg", 0, NULL, 'M' }, { "no-event-idx", 0, NULL, 'E' },
 		{ "no-indirect", 0, NULL, 'N' }, { "no-reply-ack", 0, NULL, 'A' },
-		{ "announce", 0, NULL, 'a' }, { "packed", 0, NULL, 'P' },
-		{ "in-order", 0, NULL, 'O' }, { NULL, 0, NULL, 0 },
+		{ "announce", 0, NULL, 'a' }, { "want-calls", 0, NULL, 'w' },
+		{ "gap-us", 1, NULL, 'g' }, { "gap-every", 1, NULL, 'G' },
+		{ "window", 1, NULL, 'W' },
+		{ "packed", 0, NULL, 'P' }, { "in-order", 0, NULL, 'O' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
@@ -554,6 +577,13 @@ static void tool_parse(int argc, char **argv, struct tool_args *a)
 			break;
 		case 'L': a->o.listen = true; break;
 		case 'a': a->announce = true; break;
+		case 'w': a->calls = true; break;
+		case 'g': a->gap_us = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'G': a->gap_every = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'W': a->window = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
 		case 'q': a->o.queue_size = (unsigned int)atoi(optarg); break;
 		case 'r': a->o.rx_buf_len = (unsigned int)atoi(optarg); break;
 		case 'R': a->o.rx_segs = (unsigned int)atoi(optarg); break;
