@@ -101,55 +101,9 @@ static int teardown(void **state)
 /* Sum of the counter at byte offset @off over every slot. */
 #define CTR(field)	stats_sum(port.stats, offsetof(struct port_stats, field))
 
-/**
- * tcp4_frame() - an IPv4 TCP frame of @pay payload bytes, TCP checksum
- *		  left as a driver asking for NEEDS_CSUM leaves it (the
- *		  pseudo header's sum), IPv4 checksum complete
- * @f:		buffer
- * @pay:	payload bytes (pattern i & 0xff)
- * Return: frame length
- */
-static size_t tcp4_frame(uint8_t *f, size_t pay)
-{
-	static const uint8_t eth[14] = {
-		2, 0, 0, 0, 0x2e, 2, 2, 0, 0, 0, 0x2e, 1, 0x08, 0x00,
-	};
-	uint8_t *ip = f + 14, *tcp = ip + 20, ph[12];
-	size_t i, l4 = 20 + pay;
-	uint16_t c;
-
-	memcpy(f, eth, 14);
-	memset(ip, 0, 40);
-	ip[0] = 0x45;
-	ip[2] = (uint8_t)((20 + l4) >> 8);
-	ip[3] = (uint8_t)(20 + l4);
-	ip[4] = 0x12;
-	ip[6] = 0x40;		/* DF */
-	ip[8] = 64;
-	ip[9] = 6;
-	memcpy(ip + 12, (uint8_t[]){ 198, 18, 3, 1, 198, 18, 3, 2 }, 8);
-	c = (uint16_t)~t4_fold(t4_sum(0, ip, 20));
-	ip[10] = (uint8_t)(c >> 8);
-	ip[11] = (uint8_t)c;
-	tcp[0] = 0x30;		/* ports 12345 -> 80 */
-	tcp[1] = 0x39;
-	tcp[3] = 80;
-	tcp[4] = 1;		/* seq 0x01000000 */
-	tcp[12] = 5 << 4;
-	tcp[13] = 0x18;		/* PSH ACK */
-	tcp[14] = 0xff;
-	for (i = 0; i < pay; i++)
-		tcp[20 + i] = (uint8_t)i;
-	memcpy(ph, ip + 12, 8);
-	ph[8] = 0;
-	ph[9] = 6;
-	ph[10] = (uint8_t)(l4 >> 8);
-	ph[11] = (uint8_t)l4;
-	c = t4_fold(t4_sum(0, ph, 12));
-	tcp[16] = (uint8_t)(c >> 8);
-	tcp[17] = (uint8_t)c;
-	return 14 + 20 + l4;
-}
+/* The TCP frames' MACs (t4_tso_frame()) */
+static const uint8_t mac_dst[6] = { 2, 0, 0, 0, 0x2e, 2 };
+static const uint8_t mac_src[6] = { 2, 0, 0, 0, 0x2e, 1 };
 
 /* A plain frame: one datagram, the frame's bytes exactly. */
 static void test_xmit_plain(void **state)
@@ -175,11 +129,11 @@ static void test_xmit_csum(void **state)
 {
 	uint8_t f[200], copy[200], got[300];
 	struct pkt pkt, *pp = &pkt;
-	size_t len = tcp4_frame(f, 100);
+	size_t len = 54 + 100;
 	ssize_t r;
 
+	t4_tso_frame(&pkt, f, mac_dst, mac_src, 100, 0);
 	memcpy(copy, f, len);
-	t4_pkt_of(&pkt, f, len, 0);
 	assert_false(t4_ok(f, len));
 	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
 	r = recv(peer, got, sizeof(got), 0);
@@ -193,11 +147,11 @@ static void test_xmit_tso(void **state)
 {
 	static uint8_t f[6000], got[2000];
 	struct pkt pkt, *pp = &pkt;
-	size_t len = tcp4_frame(f, 5000), pay = 0;
 	unsigned int segs = 0;
+	size_t pay = 0;
 	ssize_t r;
 
-	t4_pkt_of(&pkt, f, len, 1000);
+	t4_tso_frame(&pkt, f, mac_dst, mac_src, 5000, 1000);
 	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
 	while (pay < 5000) {
 		r = recv(peer, got, sizeof(got), 0);
