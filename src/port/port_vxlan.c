@@ -1414,6 +1414,49 @@ static bool vxlan_rco(const struct vxlan_priv *v, const struct pkt *pkt,
 }
 
 /**
+ * vxlan_train() - the next UDP GSO train of a segmented frame
+ * @it:		the frame's segments (gso_init())
+ * @buf:	where the train goes: datagrams end to end, each a VXLAN
+ *		header and a segment
+ * @room:	bytes at @buf
+ * @vxh:	the VXLAN header
+ * @total:	out: the train's bytes
+ * @size:	out: its datagrams' size (the first's: the last may be
+ *		shorter), what UDP_SEGMENT or gso_size says
+ *
+ * Up to VXLAN_GSO_SEGS datagrams or VXLAN_GSO_BYTES bytes; each segment
+ * is copied and summed in one read of the frame (gso_next_flat()).
+ *
+ * Return: datagrams in the train, 0 when the frame is done, -1 on error
+ */
+static int vxlan_train(struct gso_iter *it, uint8_t *buf, size_t room,
+		       const uint32_t *vxh, size_t *total, size_t *size)
+{
+	unsigned int segs = 0;
+	struct gso_seg seg;
+	int n;
+
+	*total = 0;
+	while (segs < VXLAN_GSO_SEGS &&
+	       (!segs || *total + *size <= VXLAN_GSO_BYTES)) {
+		uint8_t *d = buf + *total;
+
+		n = gso_next_flat(it, d + VXLAN_HLEN,
+				  room - *total - VXLAN_HLEN, &seg);
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		if (!segs)
+			*size = VXLAN_HLEN + seg.len;
+		memcpy(d, vxh, VXLAN_HLEN);
+		*total += VXLAN_HLEN + seg.len;
+		segs++;
+	}
+	return (int)segs;
+}
+
+/**
  * vxlan_gso() - a segmented frame's datagrams in UDP GSO sends
  * @p:		port
  * @v:		port state
@@ -1440,50 +1483,34 @@ static int vxlan_gso(struct port *p, struct vxlan_priv *v, struct vxlan_tx *t,
 	uint32_t rco[2];
 	const uint32_t *vxh = vxlan_rco(v, pkt, rco) ? rco : v->hdr;
 	struct gso_iter it;
-	struct gso_seg seg;
-	size_t size = 0;
-	bool more = true;
-	int n;
+	size_t size = 0, total;
+	bool first = true;
+	int segs;
 
 	/* With remote checksum offload the segments keep the pseudo-header
 	 * sum (partial) and the payload is only copied.
 	 */
 	if (gso_init(&it, pkt, vxh == rco))
 		return STATS_DROP_OFFLOAD;
-	while (more) {
-		unsigned int segs = 0, k;
-		size_t total = 0;
+	for (;;) {
 		struct cmsghdr *c;
+		unsigned int k;
 		uint16_t gs;
 
 		if (t->n)
 			vxlan_flush(v, t);
-		while (segs < VXLAN_GSO_SEGS &&
-		       (!segs || total + size <= VXLAN_GSO_BYTES)) {
-			uint8_t *d = t->gbuf + total;
-
-			n = gso_next_flat(&it, d + VXLAN_HLEN, sizeof(t->gbuf) -
-					  total - VXLAN_HLEN, &seg);
-			if (n < 0)
-				return STATS_DROP_OFFLOAD;
-			if (!n) {
-				more = false;
-				break;
-			}
-			if (!segs) {
-				if (vxlan_l3_len(pkt, seg.len) > v->mtu) {
-					stats_add(vxlan_ctr(p, VX_C_MTU_INNER),
-						  1);
-					return STATS_DROP_TOO_BIG;
-				}
-				size = VXLAN_HLEN + seg.len;
-			}
-			memcpy(d, vxh, VXLAN_HLEN);
-			total += VXLAN_HLEN + seg.len;
-			segs++;
-		}
+		segs = vxlan_train(&it, t->gbuf, sizeof(t->gbuf), vxh, &total,
+				   &size);
+		if (segs < 0)
+			return STATS_DROP_OFFLOAD;
 		if (!segs)
 			break;
+		/* The first datagram is the largest */
+		if (first && vxlan_l3_len(pkt, size - VXLAN_HLEN) > v->mtu) {
+			stats_add(vxlan_ctr(p, VX_C_MTU_INNER), 1);
+			return STATS_DROP_TOO_BIG;
+		}
+		first = false;
 		t->giov[0].iov_base = t->gbuf;
 		t->giov[0].iov_len = total;
 
@@ -1950,54 +1977,35 @@ static int vxlan_ul_gso(struct vxlan_ul_tx *t, const struct pkt *pkt,
 	size_t hl = v->family == AF_INET ? UL_HLEN4 : UL_HLEN6;
 	struct virtio_net_hdr_v1 vnet;
 	struct gso_iter it;
-	struct gso_seg seg;
 	unsigned int trains = 0;
-	size_t size = 0;
-	bool more = true;
-	int n;
+	size_t size = 0, total;
+	int segs;
 
 	if (gso_init(&it, pkt, false))
 		return -1;
-	while (more) {
-		unsigned int segs = 0, k, sent = 0;
-		size_t total = 0;
+	for (;;) {
+		unsigned int k, sent = 0;
 		struct iovec iov;
 		uint8_t mac[6];
 
-		while (segs < VXLAN_GSO_SEGS &&
-		       (!segs || total + size <= VXLAN_GSO_BYTES)) {
-			uint8_t *d = buf + hl + total;
-
-			n = gso_next_flat(&it, d + VXLAN_HLEN, VXLAN_GSO_BYTES -
-					  total - VXLAN_HLEN, &seg);
-			if (n < 0)
-				return trains ? STATS_DROP_OFFLOAD : -1;
-			if (!n) {
-				more = false;
-				break;
-			}
-			if (!segs && !trains) {
-				if (vxlan_l3_len(pkt, seg.len) > v->mtu) {
-					stats_add(vxlan_ctr(t->p,
-							    VX_C_MTU_INNER), 1);
-					return STATS_DROP_TOO_BIG;
-				}
-				if (hl + VXLAN_HLEN + seg.len >
-				    v->ul.frame_max) {
-					stats_add(vxlan_ctr(t->p,
-							    VX_C_MTU_UNDERLAY),
-						  1);
-					return STATS_DROP_TOO_BIG;
-				}
-			}
-			if (!segs)
-				size = VXLAN_HLEN + seg.len;
-			memcpy(d, v->hdr, VXLAN_HLEN);
-			total += VXLAN_HLEN + seg.len;
-			segs++;
-		}
+		segs = vxlan_train(&it, buf + hl, VXLAN_GSO_BYTES, v->hdr,
+				   &total, &size);
+		if (segs < 0)
+			return trains ? STATS_DROP_OFFLOAD : -1;
 		if (!segs)
 			break;
+		/* The first datagram is the largest */
+		if (!trains) {
+			if (vxlan_l3_len(pkt, size - VXLAN_HLEN) > v->mtu) {
+				stats_add(vxlan_ctr(t->p, VX_C_MTU_INNER), 1);
+				return STATS_DROP_TOO_BIG;
+			}
+			if (hl + size > v->ul.frame_max) {
+				stats_add(vxlan_ctr(t->p, VX_C_MTU_UNDERLAY),
+					  1);
+				return STATS_DROP_TOO_BIG;
+			}
+		}
 		memset(&vnet, 0, sizeof(vnet));
 		vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 		vnet.csum_start = htole16((uint16_t)(hl - ETH_UDP_HLEN));
