@@ -1677,6 +1677,22 @@ static void vxlan_key_mac(uint64_t w, uint8_t *mac)
 		mac[i] = (uint8_t)(w >> (40 - 8 * i));
 }
 
+/**
+ * vxlan_put_mac() - @pre, then the MAC of a table or neighbour word as a
+ *		     JSON string
+ * @out:	where the command's reply goes
+ * @pre:	text before it (a comma, a key)
+ * @w:		the word
+ */
+static void vxlan_put_mac(struct port_out *out, const char *pre, uint64_t w)
+{
+	uint8_t m[6];
+
+	vxlan_key_mac(w, m);
+	out->put(out, "%s\"%02x:%02x:%02x:%02x:%02x:%02x\"", pre, m[0], m[1],
+		 m[2], m[3], m[4], m[5]);
+}
+
 /* vxlan_ip_sa() - vxlan_sa_set() from address bytes and a port in
  * network order, as a frame carries them
  */
@@ -2649,12 +2665,7 @@ static int vxlan_cmd_fdb(struct port *p, const char *args,
 			 (unsigned long long)e->rx, (unsigned long long)e->tx);
 		/* via=: its MAC on the carrier's wire, null while unknown */
 		if (v->via && (e->hw & VX_W_VALID)) {
-			uint8_t m[6];
-
-			vxlan_key_mac(e->hw, m);
-			out->put(out, ",\"underlay_mac\":\"%02x:%02x:%02x:"
-				 "%02x:%02x:%02x\"", m[0], m[1], m[2], m[3],
-				 m[4], m[5]);
+			vxlan_put_mac(out, ",\"underlay_mac\":", e->hw);
 		} else if (v->via) {
 			out->put(out, ",\"underlay_mac\":null");
 		}
@@ -2667,14 +2678,8 @@ static int vxlan_cmd_fdb(struct port *p, const char *args,
 
 		if (!(w & VX_W_VALID))
 			continue;
-		out->put(out, "%s{\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
-			 "\"vtep\":\"%s\",\"static\":%s,\"age\":%u}",
-			 n++ ? "," : "",
-			 (unsigned int)(w >> 40) & 0xff,
-			 (unsigned int)(w >> 32) & 0xff,
-			 (unsigned int)(w >> 24) & 0xff,
-			 (unsigned int)(w >> 16) & 0xff,
-			 (unsigned int)(w >> 8) & 0xff, (unsigned int)w & 0xff,
+		vxlan_put_mac(out, n++ ? ",{\"mac\":" : "{\"mac\":", w);
+		out->put(out, ",\"vtep\":\"%s\",\"static\":%s,\"age\":%u}",
 			 vxlan_sa_str(&sn->vtep[VX_W_VTEP(w)].sa, a),
 			 st ? "true" : "false", st ? 0 : now - sn->age[i]);
 	}
