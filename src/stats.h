@@ -169,9 +169,9 @@ struct port_stats {
 	uint64_t peer_refused;
 	uint64_t polls;
 	uint64_t connects;
-	uint64_t type[14];
+	uint64_t type[15];
 	uint64_t irqs_held;
-	uint64_t spare[6];
+	uint64_t spare[5];
 } __attribute__((aligned(64)));	/* one thread's slot per cache line run */
 
 /* @spare ends the struct: every other word is a counter, described. */

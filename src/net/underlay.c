@@ -89,18 +89,20 @@ static void ul_arp_rx(const struct ul_local *l, const uint8_t *f, size_t len,
  * @l4len:	bytes from @u to the IP packet's end
  * @sum:	the pseudo header's partial sum
  * @need:	a zero checksum is refused (IPv6)
+ * @vouched:	the carrier's interface vouches for the checksum (the
+ *		kernel's own frame: left partial, or checked): not summed
  * @rx:		findings
  */
 static void ul_udp_rx(const struct ul_local *l, const uint8_t *f,
 		      const uint8_t *u, size_t l4len, uint32_t sum, bool need,
-		      struct ul_rx *rx)
+		      bool vouched, struct ul_rx *rx)
 {
 	if (l4len < ETH_UDP_HLEN || eth_get16(u + ETH_UDP_OFF_LEN) != l4len)
 		return ul_drop(rx, "UDP length");
 	if (memcmp(u + 2, &l->port, 2))
 		return ul_drop(rx, "UDP port");
 	if (u[6] | u[7]) {
-		if (csum_fold(csum_partial(u, l4len, sum)))
+		if (!vouched && csum_fold(csum_partial(u, l4len, sum)))
 			return ul_drop(rx, "UDP checksum");
 	} else if (need) {
 		return ul_drop(rx, "UDP checksum zero over IPv6");
@@ -116,10 +118,11 @@ static void ul_udp_rx(const struct ul_local *l, const uint8_t *f,
  * @l:		endpoint
  * @f:		frame
  * @len:	its length
+ * @vouched:	its UDP checksum is vouched for (ul_udp_rx())
  * @rx:		findings
  */
 static void ul_ip4_rx(const struct ul_local *l, const uint8_t *f, size_t len,
-		      struct ul_rx *rx)
+		      bool vouched, struct ul_rx *rx)
 {
 	const uint8_t *ip = f + ETH_HLEN, *l4;
 	size_t left = len - ETH_HLEN, ihl, tot;
@@ -146,7 +149,7 @@ static void ul_ip4_rx(const struct ul_local *l, const uint8_t *f, size_t len,
 					   ip + ETH_IPV4_OFF_DADDR,
 					   IPPROTO_UDP,
 					   (uint32_t)(tot - ihl), 0),
-			  false, rx);
+			  false, vouched, rx);
 		break;
 	case IPPROTO_ICMP:
 		if (tot - ihl < 8 || l4[0] != UL_ICMP_ECHO || l4[1] ||
@@ -240,10 +243,11 @@ static void ul_icmp6_rx(const struct ul_local *l, const uint8_t *ip,
  * @f:		frame
  * @len:	its length
  * @to_us:	sent to the endpoint's MAC
+ * @vouched:	its UDP checksum is vouched for (ul_udp_rx())
  * @rx:		findings
  */
 static void ul_ip6_rx(const struct ul_local *l, const uint8_t *f, size_t len,
-		      bool to_us, struct ul_rx *rx)
+		      bool to_us, bool vouched, struct ul_rx *rx)
 {
 	const uint8_t *ip = f + ETH_HLEN, *l4 = ip + ETH_IPV6_HLEN;
 	size_t left = len - ETH_HLEN, plen;
@@ -275,7 +279,7 @@ static void ul_ip6_rx(const struct ul_local *l, const uint8_t *f, size_t len,
 	case IPPROTO_UDP:
 		if (!to_us)
 			return ul_drop(rx, "UDP to a group");
-		ul_udp_rx(l, f, l4, plen, sum, true, rx);
+		ul_udp_rx(l, f, l4, plen, sum, true, vouched, rx);
 		rx->neigh = rx->kind == UL_UDP && ul_station(rx->smac);
 		return;
 	case IPPROTO_ICMPV6:
@@ -302,6 +306,24 @@ static void ul_ip6_rx(const struct ul_local *l, const uint8_t *f, size_t len,
 void ul_classify(const struct ul_local *l, const uint8_t *f, size_t len,
 		 struct ul_rx *rx)
 {
+	ul_classify_vouched(l, f, len, false, rx);
+}
+
+/**
+ * ul_classify_vouched() - ul_classify(), a UDP checksum maybe vouched for
+ * @l:		endpoint
+ * @f:		frame (not written)
+ * @len:	its length
+ * @vouched:	the carrier's interface vouches for a datagram's UDP
+ *		checksum: a TAP's frame with VIRTIO_NET_HDR_F_NEEDS_CSUM
+ *		(the kernel left it to be done, as for any frame of its
+ *		own) or _DATA_VALID (the kernel checked it).  Every other
+ *		check stays
+ * @rx:		out: findings
+ */
+void ul_classify_vouched(const struct ul_local *l, const uint8_t *f,
+			 size_t len, bool vouched, struct ul_rx *rx)
+{
 	uint16_t type;
 	bool to_us;
 
@@ -315,14 +337,14 @@ void ul_classify(const struct ul_local *l, const uint8_t *f, size_t len,
 		return ul_arp_rx(l, f, len, rx);
 	to_us = !memcmp(f, l->mac, UL_ETH_ALEN);
 	if (l->family == AF_INET && type == ETH_P_IP && to_us)
-		return ul_ip4_rx(l, f, len, rx);
+		return ul_ip4_rx(l, f, len, vouched, rx);
 	/* A solicitation comes to 33:33:ff and our address's last three
 	 * bytes (RFC 4291 section 2.7.1); ul_ip6_rx() checks its target.
 	 */
 	if (l->family == AF_INET6 && type == ETH_P_IPV6 &&
 	    (to_us || (f[0] == 0x33 && f[1] == 0x33 && f[2] == 0xff &&
 		       !memcmp(f + 3, l->ip + 13, 3))))
-		return ul_ip6_rx(l, f, len, to_us, rx);
+		return ul_ip6_rx(l, f, len, to_us, vouched, rx);
 	if (to_us)
 		ul_drop(rx, "not the underlay's protocol");
 }

@@ -103,6 +103,8 @@ struct ul_rx {
 
 void ul_classify(const struct ul_local *l, const uint8_t *f, size_t len,
 		 struct ul_rx *rx);
+void ul_classify_vouched(const struct ul_local *l, const uint8_t *f,
+			 size_t len, bool vouched, struct ul_rx *rx);
 size_t ul_udp(const struct ul_local *l, uint8_t *out, const uint8_t *dmac,
 	      const uint8_t *dip, uint16_t sport, size_t paylen,
 	      uint32_t flow, bool csum, uint32_t paysum);

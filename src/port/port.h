@@ -540,28 +540,65 @@ enum port_ul_verdict {
  * @rx:		the tunnel's (carrier's worker, any of its queues at once):
  *		what frame @f (@len bytes, read-only, valid until the
  *		carrier's rx_done) is to it; with PORT_UL_FRAME @pkt
- *		describes the inner frame inside @f
+ *		describes the inner frame inside @f.  @vnet: the offload
+ *		metadata the carrier's interface gave the frame (a TAP's:
+ *		a UDP tunnel GSO frame whole, a checksum left partial), or
+ *		NULL (a wire's frame: none)
  * @gro:	the tunnel's: join the TCP segments it keeps (net/gro.h)
  * @gro_ctr:	the tunnel's: its "segments joined" counter's index in
  *		struct port_stats @type, "frames joined" the next
  * @mac:	the carrier's (set by @ul_attach): its interface's MAC
  * @frame_max:	the carrier's: the largest frame it sends (its MTU and an
- *		Ethernet header)
+ *		Ethernet header; a TAP's follows its MTU, atomic)
  * @queues:	the carrier's: its TX queues (@ul_tx_begin's @q below this)
  * @gso:	the carrier's: it takes frames with GSO metadata whole
  *		(@ul_tx_gso)
+ * @tnl_gso:	the carrier's: it takes UDP tunnel GSO frames whole
+ *		(@ul_tx_gso with a struct port_ul_tnl: the inner TSO frame
+ *		behind the tunnel's headers, cut by the kernel as late as
+ *		it can, or never)
+ * @tnl_csum:	the carrier's: with @tnl_gso, the outer UDP checksum may
+ *		be left to it (VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM)
  */
 struct port_underlay {
 	struct port *client;
 	enum port_ul_verdict (*rx)(struct port *client, uint8_t *f,
-				   size_t len, struct pkt *pkt);
+				   size_t len,
+				   const struct virtio_net_hdr_v1 *vnet,
+				   struct pkt *pkt);
 	bool gro;
 	unsigned int gro_ctr;
 	uint8_t mac[6];
 	uint32_t frame_max;
 	unsigned int queues;
 	bool gso;
+	bool tnl_gso;
+	bool tnl_csum;
 };
+
+/**
+ * struct port_ul_tnl - where a UDP tunnel GSO frame's layers start
+ *			(virtio 1.4's virtio_net_hdr_v1_hash_tunnel)
+ * @outer_th:	the outer UDP header's offset in the frame
+ * @inner_nh:	the inner network header's
+ *
+ * With it, a struct virtio_net_hdr_v1's gso_type carries
+ * VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4 or _IPV6 beside the inner type, and
+ * its csum_start, csum_offset and hdr_len are the inner transport's.
+ */
+struct port_ul_tnl {
+	uint16_t outer_th;
+	uint16_t inner_nh;
+};
+
+/* Linux 6.17's uapi (virtio_net.h), newer than the headers built on. */
+#ifndef VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4
+#define VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4	0x20
+#define VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV6	0x40
+#endif
+#ifndef VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM
+#define VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM	8
+#endif
 
 /**
  * struct port_ops - a port type
@@ -699,8 +736,9 @@ struct port_underlay {
  * @ul_tx_gso:	with @ul->gso, under @ul_tx_begin: send the frame @iov
  *		(@cnt pieces) whole with its virtio-net metadata @vnet
  *		(a UDP GSO train of datagrams, say), after what was put
- *		before it; the interface segments it.  0 or -errno (then
- *		the tunnel cuts it itself)
+ *		before it; the interface segments it.  @tnl: NULL, or
+ *		(with @ul->tnl_gso) a UDP tunnel GSO frame's layers.
+ *		0 or -errno (then the tunnel cuts it itself)
  */
 struct port_ops {
 	const char *type;
@@ -750,7 +788,8 @@ struct port_ops {
 	void (*ul_tx_end)(struct port *p, void *txq);
 	int (*ul_tx_gso)(struct port *p, void *txq, const struct iovec *iov,
 			 unsigned int cnt,
-			 const struct virtio_net_hdr_v1 *vnet);
+			 const struct virtio_net_hdr_v1 *vnet,
+			 const struct port_ul_tnl *tnl);
 };
 
 /**

@@ -793,7 +793,7 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		if (ul) {
 			struct pkt *u = &aq->upkts[tun.n];
 
-			switch (ul->rx(ul->client, f, d->len, u)) {
+			switch (ul->rx(ul->client, f, d->len, NULL, u)) {
 			case PORT_UL_FRAME:
 				afxdp_take(&tun, u->iov[0].iov_base);
 				continue;
@@ -1280,17 +1280,19 @@ static void afxdp_ul_tx_end(struct port *p, void *txq) NO_TSA
  * @iov:	the frame
  * @cnt:	its pieces, at most PKT_IOV_MAX
  * @vnet:	its metadata
+ * @tnl:	NULL (a packet socket has no UDP tunnel GSO: -EOPNOTSUPP)
  * Return: 0, or -errno
  */
 static int afxdp_ul_tx_gso(struct port *p, void *txq, const struct iovec *iov,
 			   unsigned int cnt,
-			   const struct virtio_net_hdr_v1 *vnet) NO_TSA
+			   const struct virtio_net_hdr_v1 *vnet,
+			   const struct port_ul_tnl *tnl) NO_TSA
 {
 	struct afxdp_priv *x = p->priv;
 	struct afxdp_q *aq = txq;
 	ssize_t n;
 
-	if (x->pfd < 0 || cnt > PKT_IOV_MAX)
+	if (x->pfd < 0 || cnt > PKT_IOV_MAX || tnl)
 		return -EOPNOTSUPP;
 	n = afxdp_vnet_send(x, aq, iov, cnt, vnet);
 	if (n < 0)

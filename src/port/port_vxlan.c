@@ -119,6 +119,11 @@
 #define VXLAN_GSO_SEGS		64
 #define VXLAN_GSO_BYTES		65507
 
+/* What a UDP tunnel GSO frame's inner frame may carry whole. */
+#define VXLAN_TNL_FEAT							\
+	(1ULL << VIRTIO_NET_F_GUEST_CSUM | 1ULL << VIRTIO_NET_F_GUEST_TSO4 | \
+	 1ULL << VIRTIO_NET_F_GUEST_TSO6 | 1ULL << VIRTIO_NET_F_GUEST_ECN)
+
 /* A MAC table word: bit 63 valid, bit 62 static, bits 48-55 the VTEP,
  * bits 0-47 the MAC.
  */
@@ -143,6 +148,7 @@ enum {
 	VX_C_NO_NEIGH,
 	VX_C_UL_BAD,
 	VX_C_UL_SENT,
+	VX_C_TNL_GSO,
 };
 
 /**
@@ -323,6 +329,8 @@ struct vxlan_vtep {
  * @via:	via=: the carrier, NULL with sockets
  * @ul_gso:	via=: segmented frames leave as UDP GSO trains through the
  *		carrier (@ul.gso; cleared, once, if the kernel refuses them)
+ * @ul_tnl:	via=: TSO frames leave whole as UDP tunnel GSO frames
+ *		(@ul.tnl_gso; cleared, once, if the kernel refuses them)
  * @ul:		via=: the attachment to it
  * @loc:	via=: our underlay addresses and port
  */
@@ -369,9 +377,18 @@ struct vxlan_priv {
 	} rxq;
 	struct port *via;
 	bool ul_gso;
+	bool ul_tnl;
 	struct port_underlay ul;
 	struct ul_local loc;
 };
+
+/* vxlan_ul_max() - the carrier's largest frame now (a TAP's MTU may
+ * change while it runs: struct port_underlay @frame_max)
+ */
+static uint32_t vxlan_ul_max(const struct vxlan_priv *v)
+{
+	return __atomic_load_n(&v->ul.frame_max, __ATOMIC_RELAXED);
+}
 
 /* vxlan_now() - CLOCK_MONOTONIC seconds, for ageing */
 static uint32_t vxlan_now(void)
@@ -880,6 +897,93 @@ out:
 }
 
 /**
+ * struct vxlan_carried - what a carrier's interface said of a datagram's
+ *			  frame (a TAP's, via=)
+ * @vnet:	its offload metadata
+ * @off:	the datagram's offset in the frame
+ */
+struct vxlan_carried {
+	const struct virtio_net_hdr_v1 *vnet;
+	size_t off;
+};
+
+/**
+ * vxlan_carried_meta() - a carried frame's offloads, as its inner frame's
+ * @c:		the carrier's word on it
+ * @f:		the inner frame
+ * @flen:	its length
+ * @pkt:	its descriptor: @vnet and @src_feat set if anything is left
+ *		to do for the inner frame, else untouched
+ * @seg:	out: the longest frame on a wire it stands for (a GSO
+ *		frame's first segment), for the MTU check
+ * Return: 0, or a drop reason
+ *
+ * The kernel forwarding a UDP tunnel GSO frame to a TAP hands it whole
+ * (gso_type UDP_TUNNEL_IPV4/6 and the inner type, the checksum fields
+ * the inner transport's, offsets from the outer frame's start): the
+ * inner frame goes on as the TSO frame it was, the kernel's to vouch
+ * for.  A checksum left partial in the outer UDP header leaves the
+ * inner frame complete.
+ */
+static int vxlan_carried_meta(const struct vxlan_carried *c, const uint8_t *f,
+			      size_t flen, struct pkt *pkt, size_t *seg)
+{
+	const struct virtio_net_hdr_v1 *cv = c->vnet;
+	uint8_t tnl = cv->gso_type & (VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4 |
+				      VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV6);
+	uint8_t gt = (uint8_t)(cv->gso_type & ~tnl);
+	size_t ioff = c->off + VXLAN_HLEN, l4, l4h, gs;
+	size_t cs = le16toh(cv->csum_start), co = le16toh(cv->csum_offset);
+
+	*seg = flen;
+	if (!(cv->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) || cs < ioff)
+		/* Checked, or the outer checksum is what is left: the
+		 * inner frame is whole; a GSO frame cannot be.
+		 */
+		return cv->gso_type == VIRTIO_NET_HDR_GSO_NONE ? 0 :
+		       STATS_DROP_OFFLOAD;
+	l4 = cs - ioff;
+	if (l4 < ETH_HLEN || l4 + co + 2 > flen)
+		return STATS_DROP_BAD_DESC;
+	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
+	pkt->vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	pkt->vnet.csum_start = htole16((uint16_t)l4);
+	pkt->vnet.csum_offset = htole16((uint16_t)co);
+	pkt->src_feat = 1ULL << VIRTIO_NET_F_CSUM;
+	if (cv->gso_type == VIRTIO_NET_HDR_GSO_NONE)
+		return 0;
+	if (!tnl)
+		return STATS_DROP_OFFLOAD;
+	switch (gt & ~VIRTIO_NET_HDR_GSO_ECN) {
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		if (co != ETH_TCP_OFF_CSUM || l4 + ETH_TCP_HLEN_MIN > flen)
+			return STATS_DROP_BAD_DESC;
+		l4h = (size_t)(f[l4 + ETH_TCP_OFF_DOFF] >> 4) * 4;
+		break;
+	case VIRTIO_NET_HDR_GSO_UDP_L4:
+		if (co != ETH_UDP_OFF_CSUM)
+			return STATS_DROP_BAD_DESC;
+		l4h = ETH_UDP_HLEN;
+		break;
+	default:
+		return STATS_DROP_OFFLOAD;
+	}
+	gs = le16toh(cv->gso_size);
+	if (!gs || l4h < ETH_UDP_HLEN || l4 + l4h > flen)
+		return STATS_DROP_BAD_DESC;
+	pkt->vnet.gso_type = gt;
+	pkt->vnet.gso_size = cv->gso_size;
+	pkt->vnet.hdr_len = htole16((uint16_t)(l4 + l4h));
+	pkt->src_feat |= 1ULL << VIRTIO_NET_F_HOST_TSO4 |
+			 1ULL << VIRTIO_NET_F_HOST_TSO6 |
+			 1ULL << VIRTIO_NET_F_HOST_ECN |
+			 1ULL << VIRTIO_NET_F_HOST_USO;
+	*seg = MIN(flen, l4 + l4h + gs);
+	return 0;
+}
+
+/**
  * vxlan_decap() - one datagram: its frame, if it is a good one
  * @p:		port
  * @v:		port state
@@ -890,6 +994,8 @@ out:
  * @now:	vxlan_now()
  * @pkt:	out: the inner frame, in place
  * @vtp:	out: the VTEP it came from
+ * @cm:		what the carrier's interface said of it (via= a TAP), or
+ *		NULL
  * Return: 0 with @pkt and @vtp set, else the drop reason (enum
  *	   stats_drop), counted here by its VXLAN reason
  *
@@ -899,13 +1005,13 @@ out:
 static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
 		       size_t len, const union vxlan_sa *src,
 		       socklen_t srclen, uint32_t now, struct pkt *pkt,
-		       unsigned int *vtp)
+		       unsigned int *vtp, const struct vxlan_carried *cm)
 {
 	uint32_t hdr[2];
 	const uint8_t *smac;
 	unsigned int vt = __atomic_load_n(&v->last, __ATOMIC_RELAXED);
-	size_t flen, l3;
-	int i;
+	size_t flen, l3, seg;
+	int i, why;
 
 	if (srclen < v->salen || src->sa.sa_family != v->family)
 		goto foreign;
@@ -945,7 +1051,17 @@ static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
 	if ((smac[0] & 1) || !(smac[0] | smac[1] | smac[2] | smac[3] |
 			       smac[4] | smac[5]))
 		return STATS_DROP_SPOOFED;
-	l3 = flen - ETH_HLEN;
+	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
+	pkt->src_feat = 0;	/* the wire carries no offload metadata */
+	seg = flen;
+	if (cm) {
+		why = vxlan_carried_meta(cm, buf + VXLAN_HLEN, flen, pkt, &seg);
+		if (why) {
+			stats_add(vxlan_ctr(p, VX_C_BAD_HEADER), 1);
+			return why;
+		}
+	}
+	l3 = seg - ETH_HLEN;
 	if (pkt->eth.h_proto == htons(ETH_P_8021Q) && l3 >= 4)
 		l3 -= 4;
 	if (l3 > v->mtu) {
@@ -955,9 +1071,7 @@ static int vxlan_decap(struct port *p, struct vxlan_priv *v, uint8_t *buf,
 	if (!vxlan_learn(p, v, smac, vt, now))
 		return STATS_DROP_SPOOFED;
 
-	memset(&pkt->vnet, 0, sizeof(pkt->vnet));
-	pkt->src_feat = 0;	/* the wire carries no offload metadata */
-	if (hdr[0] & htonl(VXLAN_FLAGS_RCO)) {
+	if ((hdr[0] & htonl(VXLAN_FLAGS_RCO)) && !pkt->vnet.flags) {
 		/* The sender left the inner checksum to us, its field the
 		 * pseudo-header sum: it goes on as NEEDS_CSUM, its bytes
 		 * vouched for by the outer UDP checksum the kernel verified.
@@ -1127,7 +1241,7 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 
 		why = vxlan_decap(p, v, buf, len, &v->src[slot],
 				  m->msg_hdr.msg_namelen, now, &v->pkts[n],
-				  &vt);
+				  &vt, NULL);
 		if (why) {
 			drops[why]++;
 			continue;
@@ -1751,8 +1865,8 @@ static void vxlan_ul_ctl(struct port *p, struct vxlan_priv *v,
 	uint8_t *b = c->ul_tx_buf(v->via, q);
 
 	if (b && !f)
-		len = ul_echo(&v->loc, b, v->ul.frame_max, req, len);
-	else if (b && len <= v->ul.frame_max)
+		len = ul_echo(&v->loc, b, vxlan_ul_max(v), req, len);
+	else if (b && len <= vxlan_ul_max(v))
 		memcpy(b, f, len);
 	else
 		len = 0;
@@ -1795,22 +1909,31 @@ static void vxlan_solicit(struct port *p, struct vxlan_priv *v,
  * @p:		port
  * @f:		the frame (read-only)
  * @len:	its length
+ * @vnet:	its offload metadata from the carrier's interface, or NULL
  * @pkt:	out: the inner frame, with PORT_UL_FRAME
  * Return: enum port_ul_verdict
  *
  * Context: any of the carrier's workers
  */
 static enum port_ul_verdict vxlan_ul_rx(struct port *p, uint8_t *f,
-					size_t len, struct pkt *pkt)
+					size_t len,
+					const struct virtio_net_hdr_v1 *vnet,
+					struct pkt *pkt)
 {
 	struct vxlan_priv *v = p->priv;
 	uint8_t out[UL_CTL_MAX];
+	struct vxlan_carried cm;
 	union vxlan_sa sa;
 	struct ul_rx rx;
 	unsigned int vt;
 	int why;
 
-	ul_classify(&v->loc, f, len, &rx);
+	/* A frame whose checksum the kernel left to be done, or checked:
+	 * its UDP checksum is the kernel's word, not to be summed.
+	 */
+	ul_classify_vouched(&v->loc, f, len, vnet && vnet->flags &
+			    (VIRTIO_NET_HDR_F_NEEDS_CSUM |
+			     VIRTIO_NET_HDR_F_DATA_VALID), &rx);
 	switch (rx.kind) {
 	case UL_OTHER:
 		if (rx.neigh)
@@ -1818,8 +1941,10 @@ static enum port_ul_verdict vxlan_ul_rx(struct port *p, uint8_t *f,
 		return PORT_UL_PASS;
 	case UL_UDP:
 		vxlan_ip_sa(&sa, v->family, rx.sip, rx.sport);
+		cm.vnet = vnet;
+		cm.off = rx.off;
 		why = vxlan_decap(p, v, f + rx.off, rx.len, &sa, v->salen,
-				  vxlan_now(), pkt, &vt);
+				  vxlan_now(), pkt, &vt, vnet ? &cm : NULL);
 		if (why) {
 			stats_add(&port_ctr(p)->drops[why], 1);
 			return PORT_UL_TAKEN;
@@ -1916,7 +2041,7 @@ static int vxlan_ul_emit(void *arg, const struct iovec *iov, unsigned int cnt,
 		stats_add(vxlan_ctr(t->p, VX_C_MTU_INNER), 1);
 		return STATS_DROP_TOO_BIG;
 	}
-	if (flen > v->ul.frame_max) {
+	if (flen > vxlan_ul_max(v)) {
 		stats_add(vxlan_ctr(t->p, VX_C_MTU_UNDERLAY), 1);
 		return STATS_DROP_TOO_BIG;
 	}
@@ -2016,7 +2141,7 @@ static int vxlan_ul_gso(struct vxlan_ul_tx *t, const struct pkt *pkt,
 				stats_add(vxlan_ctr(t->p, VX_C_MTU_INNER), 1);
 				return STATS_DROP_TOO_BIG;
 			}
-			if (hl + size > v->ul.frame_max) {
+			if (hl + size > vxlan_ul_max(v)) {
 				stats_add(vxlan_ctr(t->p, VX_C_MTU_UNDERLAY),
 					  1);
 				return STATS_DROP_TOO_BIG;
@@ -2047,7 +2172,7 @@ static int vxlan_ul_gso(struct vxlan_ul_tx *t, const struct pkt *pkt,
 			vxlan_key_mac(hw, mac);
 			ul_udp_partial(&v->loc, buf, mac, vxlan_sa_ip(&e->sa),
 				       t->sport, total, t->hash);
-			rc = c->ul_tx_gso(v->via, t->q, &iov, 1, &vnet);
+			rc = c->ul_tx_gso(v->via, t->q, &iov, 1, &vnet, NULL);
 			if (rc) {
 				if ((rc == -EINVAL || rc == -EOPNOTSUPP) &&
 				    !trains && !sent)
@@ -2063,6 +2188,123 @@ static int vxlan_ul_gso(struct vxlan_ul_tx *t, const struct pkt *pkt,
 		trains++;
 	}
 	return 0;
+}
+
+/**
+ * vxlan_ul_tnl() - a TSO frame whole to the carrier, as one UDP tunnel GSO
+ *		    frame per VTEP (a TAP's, Linux 6.17+)
+ * @t:		the frame's state (@q locked, @targets, @sport, @hash)
+ * @pkt:	the frame: TCP GSO, its checksum partial (vxlan_ul_tnl_ok())
+ * Return: 0 when it left to every resolved VTEP, a drop reason, -1: not
+ *	   this way (too long to wrap in one IP packet, headers out of
+ *	   reach), cut it instead, or -2: the carrier refuses such frames
+ *
+ * The outer headers and the VXLAN header go in front of the frame's own
+ * pieces: no payload byte is read or copied here.  The kernel takes the
+ * whole of it as one skb, routes it and hands it on (a veth, another
+ * TAP) whole, or cuts it where it must, into datagrams with the inner
+ * checksums done -- as its own vxlan device does.  IPv4's outer UDP
+ * checksum is 0 (RFC 7348 section 5); IPv6's is left to the kernel
+ * (the carrier's @tnl_csum).
+ */
+static int vxlan_ul_tnl(struct vxlan_ul_tx *t, const struct pkt *pkt)
+	NO_TSA	/* @t->q: vxlan_ul_xmit() */
+{
+	struct vxlan_priv *v = t->v;
+	const struct port_ops *c = v->via->ops;
+	bool v6 = v->family == AF_INET6;
+	size_t hl = v6 ? UL_HLEN6 : UL_HLEN4, off = hl + VXLAN_HLEN, seg;
+	uint8_t head[UL_HLEN_MAX + VXLAN_HLEN], peek[GRO_HDR_MAX], mac[6];
+	struct iovec iov[1 + PKT_IOV_MAX];
+	struct virtio_net_hdr_v1 vnet;
+	struct port_ul_tnl tnl;
+	struct eth_hdrs h;
+	unsigned int k, sent = 0;
+	size_t got;
+
+	if (v6 && !v->ul.tnl_csum)
+		return -1;
+	got = iov_to_buf(pkt->iov, pkt->iovcnt, 0, peek,
+			 MIN(sizeof(peek), (size_t)pkt->len));
+	if (eth_parse(peek, got, &h) || h.l4_proto != IPPROTO_TCP ||
+	    le16toh(pkt->vnet.csum_start) != h.l4_off ||
+	    off + pkt->len > 65535U + ETH_HLEN ||
+	    (v6 ? pkt->len - ETH_HLEN : off + pkt->len - hl) > 65535U)
+		return -1;
+	/* Its segments' size on the wire, for both MTUs. */
+	seg = h.pay_off + le16toh(pkt->vnet.gso_size);
+	if (vxlan_l3_len(pkt, seg) > v->mtu) {
+		stats_add(vxlan_ctr(t->p, VX_C_MTU_INNER), 1);
+		return STATS_DROP_TOO_BIG;
+	}
+	if (off + seg > vxlan_ul_max(v)) {
+		stats_add(vxlan_ctr(t->p, VX_C_MTU_UNDERLAY), 1);
+		return STATS_DROP_TOO_BIG;
+	}
+	vnet = pkt->vnet;
+	vnet.num_buffers = 0;
+	vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM |
+		     (v6 ? VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM : 0);
+	vnet.gso_type |= v6 ? VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV6 :
+			      VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4;
+	vnet.csum_start = htole16((uint16_t)(off + h.l4_off));
+	vnet.hdr_len = htole16((uint16_t)(off + h.pay_off));
+	tnl.outer_th = (uint16_t)(hl - ETH_UDP_HLEN);
+	tnl.inner_nh = (uint16_t)(off + h.l3_off);
+	memcpy(head + hl, v->hdr, VXLAN_HLEN);
+	iov[0].iov_base = head;
+	iov[0].iov_len = off;
+	memcpy(&iov[1], pkt->iov, pkt->iovcnt * sizeof(iov[0]));
+	for (k = 0; k < t->nt; k++) {
+		struct vxlan_vtep *e = &v->vtep[t->targets[k]];
+		uint64_t hw = __atomic_load_n(&e->hw, __ATOMIC_RELAXED);
+		int rc;
+
+		if (!(hw & VX_W_VALID)) {
+			t->no_neigh = true;
+			t->ask |= 1ULL << t->targets[k];
+			t->why = STATS_DROP_PORT_DOWN;
+			continue;
+		}
+		vxlan_key_mac(hw, mac);
+		if (v6)
+			ul_udp_partial(&v->loc, head, mac, vxlan_sa_ip(&e->sa),
+				       t->sport, VXLAN_HLEN + pkt->len,
+				       t->hash);
+		else
+			ul_udp(&v->loc, head, mac, vxlan_sa_ip(&e->sa),
+			       t->sport, VXLAN_HLEN + pkt->len, t->hash, false,
+			       0);
+		rc = c->ul_tx_gso(v->via, t->q, iov, 1 + pkt->iovcnt, &vnet,
+				  &tnl);
+		if (rc) {
+			if ((rc == -EINVAL || rc == -EOPNOTSUPP) && !sent)
+				return -2;
+			t->why = STATS_DROP_IO_ERROR;
+			continue;
+		}
+		__atomic_fetch_add(&e->tx, 1, __ATOMIC_RELAXED);
+		sent++;
+	}
+	if (!sent)
+		return t->why ? t->why : STATS_DROP_PORT_DOWN;
+	stats_add(vxlan_ctr(t->p, VX_C_TNL_GSO), 1);
+	return 0;
+}
+
+/* vxlan_ul_tnl_ok() - whether @pkt may leave whole as a UDP tunnel GSO
+ * frame (via= a carrier that takes them): a TCP GSO frame its source
+ * was entitled to send
+ */
+static bool vxlan_ul_tnl_ok(struct vxlan_priv *v, const struct pkt *pkt)
+{
+	uint8_t gt = pkt->vnet.gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+
+	return __atomic_load_n(&v->ul_tnl, __ATOMIC_RELAXED) &&
+	       (gt == VIRTIO_NET_HDR_GSO_TCPV4 ||
+		gt == VIRTIO_NET_HDR_GSO_TCPV6) &&
+	       (pkt->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+	       gso_plan(pkt, pkt->src_feat, VXLAN_TNL_FEAT) == GSO_ACT_PASS;
 }
 
 /* vxlan_ul_gso_ok() - whether @pkt leaves as UDP GSO trains (via=) */
@@ -2142,7 +2384,15 @@ static unsigned int vxlan_ul_xmit(struct port *p, struct pkt *const *pkts,
 				t.why = 0;
 				t.no_neigh = false;
 				why = -1;
-				if (vxlan_ul_gso_ok(v, pkt))
+				if (vxlan_ul_tnl_ok(v, pkt))
+					why = vxlan_ul_tnl(&t, pkt);
+				if (why == -2 &&
+				    __atomic_exchange_n(&v->ul_tnl, false,
+							__ATOMIC_RELAXED))
+					warn("%s: vxlan: %s refuses UDP tunnel "
+					     "GSO frames: TSO frames are cut "
+					     "here", p->name, v->via->name);
+				if (why < 0 && vxlan_ul_gso_ok(v, pkt))
 					why = vxlan_ul_gso(&t, pkt, train);
 				if (why == -2 &&
 				    __atomic_exchange_n(&v->ul_gso, false,
@@ -2207,7 +2457,8 @@ static int vxlan_open_via(struct port *p, struct vxlan_priv *v,
 		return -ENODEV;
 	}
 	if (!c->ops->ul_attach) {
-		err("%s: vxlan: via=%s is a %s port: via= takes an afxdp port",
+		err("%s: vxlan: via=%s is a %s port: via= takes an afxdp or "
+		    "tap port",
 		    p->name, o->via, c->ops->type);
 		return -EINVAL;
 	}
@@ -2229,6 +2480,7 @@ static int vxlan_open_via(struct port *p, struct vxlan_priv *v,
 	}
 	memcpy(v->loc.mac, v->ul.mac, sizeof(v->loc.mac));
 	v->ul_gso = v->ul.gso;
+	v->ul_tnl = v->ul.tnl_gso;
 	/* The remotes' MACs asked for now, not at a guest's first frame. */
 	for (i = 0; i < v->nflood; i++)
 		vxlan_solicit(p, v, i, vxlan_now());
@@ -2748,6 +3000,10 @@ static const struct stats_desc vxlan_desc[] = {
 	{ .key = "underlay_sent", .metric = "vxlan_underlay_sent_total",
 	  .help = "ARP, ND and echo frames of our own sent (via=).",
 	  STATS_AT(type[VX_C_UL_SENT]) },
+	{ .key = "tunnel_gso", .metric = "vxlan_tunnel_gso_total",
+	  .help = "TSO frames handed whole to the carrier as UDP tunnel GSO "
+		  "frames (via= a TAP).",
+	  STATS_AT(type[VX_C_TNL_GSO]) },
 	{ .key = "bursts", .metric = "vxlan_bursts_total",
 	  .help = "Worker turns that took datagrams from the socket (with "
 		  "via=: carrier bursts with datagrams of ours).",

@@ -56,6 +56,8 @@
 #define VX_NO_NEIGH	CTR(type[11])
 #define VX_UL_BAD	CTR(type[12])
 #define VX_UL_SENT	CTR(type[13])
+#define VX_TNL_GSO	CTR(type[14])
+#define VX_BAD_HEADER	CTR(type[0])
 #define VX_FOREIGN	CTR(peer_refused)
 
 #define SENT_MAX	16
@@ -75,9 +77,13 @@ static struct {
 static unsigned int nsent, locked;
 static bool fk_gso;			/* the carrier takes trains */
 static int fk_gso_rc;			/* ul_tx_gso's answer */
+static bool fk_tnl;			/* ... and UDP tunnel GSO frames */
+static int fk_tnl_rc;			/* ul_tx_gso's answer to those */
 static uint8_t train[70000];		/* the last train */
 static size_t train_len;
 static struct virtio_net_hdr_v1 train_vnet;
+static bool train_has_tnl;
+static struct port_ul_tnl train_tnl;
 static unsigned int ntrains;
 static int fam;				/* the case's family */
 static struct ul_local us, r1, r2;	/* vhostd's end, the remotes */
@@ -91,6 +97,7 @@ static int fk_attach(struct port *p, struct port_underlay *u)
 	memcpy(u->mac, MAC_US, 6);
 	u->frame_max = 1514;
 	u->queues = 2;
+	u->tnl_gso = u->tnl_csum = fk_tnl;
 	u->gso = fk_gso;
 	p->carrying = true;
 	ul = u;
@@ -131,12 +138,17 @@ static void fk_end(struct port *p, void *q)
 }
 
 static int fk_gso_send(struct port *p, void *q, const struct iovec *iov,
-		       unsigned int cnt, const struct virtio_net_hdr_v1 *vnet)
+		       unsigned int cnt, const struct virtio_net_hdr_v1 *vnet,
+		       const struct port_ul_tnl *tnl)
 {
 	size_t i;
 
 	assert_int_equal(locked, 1);
 	assert_true(fk_gso);
+	if (tnl)
+		assert_true(fk_tnl);
+	if (tnl && fk_tnl_rc)
+		return fk_tnl_rc;
 	if (fk_gso_rc)
 		return fk_gso_rc;
 	train_len = 0;
@@ -146,6 +158,9 @@ static int fk_gso_send(struct port *p, void *q, const struct iovec *iov,
 		train_len += iov[i].iov_len;
 	}
 	train_vnet = *vnet;
+	train_has_tnl = tnl != NULL;
+	if (tnl)
+		train_tnl = *tnl;
 	ntrains++;
 	return 0;
 }
@@ -288,10 +303,25 @@ static int setup6(void **state)
 			 "remote=2001:2::2,remote=2001:2::3,vni=42,via=car");
 }
 
+static int setup4t(void **state)
+{
+	fk_tnl = true;
+	fk_tnl_rc = 0;
+	return setup4g(state);
+}
+
+static int setup6t(void **state)
+{
+	fk_tnl = true;
+	fk_tnl_rc = 0;
+	return setup6g(state);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
 	fk_gso = false;
+	fk_tnl = false;
 	close_tunnel(&port);
 	assert_false(carrier.carrying);
 	assert_null(ul);
@@ -302,7 +332,7 @@ static int teardown(void **state)
 static enum port_ul_verdict rx(uint8_t *f, size_t len, struct pkt *pkt)
 {
 	assert_non_null(ul);
-	return ul->rx(ul->client, f, len, pkt);
+	return ul->rx(ul->client, f, len, NULL, pkt);
 }
 
 /* inner() - an inner frame: @dst, @src, IPv4 ethertype, @n bytes */
@@ -791,6 +821,179 @@ static void test_gso(void **state)
 	assert_int_equal(ntrains, 1);
 }
 
+/* rxv() - rx() with the carrier interface's metadata @vnet */
+static enum port_ul_verdict rxv(uint8_t *f, size_t len,
+				const struct virtio_net_hdr_v1 *vnet,
+				struct pkt *pkt)
+{
+	assert_non_null(ul);
+	return ul->rx(ul->client, f, len, vnet, pkt);
+}
+
+static void test_tnl(void **state)
+{
+	static uint8_t f[66000], w[67000];
+	const size_t hl = fam == AF_INET ? UL_HLEN4 : UL_HLEN6, off = hl + 8;
+	struct virtio_net_hdr_v1 vn, bad;
+	struct pkt pkt, *pp = &pkt, in;
+	uint16_t c;
+	size_t n;
+
+	(void)state;
+	to_g2();
+	t4_tso_frame(&pkt, f, MAC_G2, MAC_G1, 2500, 1000);
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	assert_int_equal(ntrains, 1);
+	assert_int_equal(nsent, 0);
+	assert_true(train_has_tnl);
+	assert_int_equal(VX_TNL_GSO, 1);
+	/* The frame whole behind the outer headers and the VXLAN header,
+	 * the metadata the inner transport's, the layers' offsets.
+	 */
+	assert_int_equal(train_len, off + 54 + 2500);
+	assert_memory_equal(train + off, f, 54 + 2500);
+	assert_memory_equal(train + hl, ((const uint8_t[]){ 8, 0, 0, 0, 0, 0,
+							     42, 0 }), 8);
+	assert_memory_equal(train, MAC_R1, 6);
+	assert_int_equal(train_vnet.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM |
+			 (fam == AF_INET6 ? VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM :
+			  0));
+	assert_int_equal(train_vnet.gso_type, VIRTIO_NET_HDR_GSO_TCPV4 |
+			 (fam == AF_INET ? VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4 :
+			  VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV6));
+	assert_int_equal(train_vnet.gso_size, 1000);
+	assert_int_equal(train_vnet.csum_start, off + 34);
+	assert_int_equal(train_vnet.csum_offset, 16);
+	assert_int_equal(train_vnet.hdr_len, off + 54);
+	assert_int_equal(train_tnl.outer_th, hl - 8);
+	assert_int_equal(train_tnl.inner_nh, off + 14);
+	assert_int_equal(train[hl - 8 + 2] << 8 | train[hl - 8 + 3], 4789);
+	assert_int_equal(train[hl - 4] << 8 | train[hl - 3], train_len - hl + 8);
+	if (fam == AF_INET) {
+		assert_int_equal(train[16] << 8 | train[17], train_len - 14);
+		assert_int_equal(train[hl - 2] | train[hl - 1], 0);
+	} else {
+		assert_int_equal(train[18] << 8 | train[19], train_len - 54);
+		c = csum_reduce(csum_pseudo_ipv6(us.ip, r1.ip, IPPROTO_UDP,
+						 (uint32_t)(train_len - 54),
+						 0));
+		assert_memory_equal(train + hl - 2, &c, 2);
+	}
+
+	/* The other way: r1's tunnel GSO frame as a TAP hands it over, the
+	 * UDP checksum the kernel's (left partial: not summed here).
+	 */
+	n = ul_udp(&r1, w, us.mac, us.ip, htons(50000), 8 + 54 + 2500, 1,
+		   false, 0);
+	memcpy(w + hl, train + hl, 8 + 54 + 2500);
+	n += 8 + 54 + 2500;
+	w[hl - 2] = 0x12;
+	w[hl - 1] = 0x34;		/* a partial sum, never checked */
+	memset(&vn, 0, sizeof(vn));
+	vn.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	vn.gso_type = train_vnet.gso_type;
+	vn.gso_size = 1000;
+	vn.csum_start = (uint16_t)(off + 34);
+	vn.csum_offset = 16;
+	vn.hdr_len = (uint16_t)(off + 54);
+	assert_int_equal(rxv(w, n, &vn, &in), PORT_UL_FRAME);
+	assert_int_equal(in.len, 54 + 2500);
+	assert_ptr_equal(in.iov[0].iov_base, w + off);
+	assert_int_equal(in.vnet.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(in.vnet.gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
+	assert_int_equal(in.vnet.gso_size, 1000);
+	assert_int_equal(in.vnet.csum_start, 34);
+	assert_int_equal(in.vnet.csum_offset, 16);
+	assert_int_equal(in.vnet.hdr_len, 54);
+	assert_true(in.src_feat & 1ULL << VIRTIO_NET_F_HOST_TSO4);
+	assert_int_equal(gso_plan(&in, in.src_feat,
+				  1ULL << VIRTIO_NET_F_GUEST_CSUM |
+				  1ULL << VIRTIO_NET_F_GUEST_TSO4),
+			 GSO_ACT_PASS);
+	/* Without the kernel's word the partial sum is a bad checksum. */
+	assert_int_equal(rx(w, n, &in), PORT_UL_TAKEN);
+	assert_int_equal(VX_UL_BAD, 1);
+	/* The outer checksum left partial, the inner frame whole. */
+	{
+		uint8_t g[600], d[700];
+		size_t k = inner(g, MAC_G1, MAC_G2, sizeof(g));
+
+		k = datagram(&r1, d, 42, g, k);
+
+		d[hl - 2] ^= 0x55;
+		bad = vn;
+		bad.gso_type = 0;
+		bad.csum_start = (uint16_t)(hl - 8);
+		bad.csum_offset = 6;
+		assert_int_equal(rxv(d, k, &bad, &in), PORT_UL_FRAME);
+		assert_int_equal(in.len, sizeof(g));
+		assert_int_equal(in.vnet.flags, 0);
+		assert_int_equal(in.src_feat, 0);
+		/* The inner checksum left partial: inside the frame only. */
+		bad.csum_start = (uint16_t)(off + 34);
+		bad.csum_offset = 16;
+		assert_int_equal(rxv(d, k, &bad, &in), PORT_UL_FRAME);
+		assert_int_equal(in.vnet.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+		assert_int_equal(in.vnet.csum_start, 34);
+		assert_int_equal(in.src_feat, 1ULL << VIRTIO_NET_F_CSUM);
+		bad.csum_start = (uint16_t)(k - 17);
+		assert_int_equal(rxv(d, k, &bad, &in), PORT_UL_TAKEN);
+		bad.csum_start = (uint16_t)(off + 2);
+		bad.csum_offset = 0;
+		assert_int_equal(rxv(d, k, &bad, &in), PORT_UL_TAKEN);
+	}
+
+	/* Metadata no kernel gives: each dropped and counted. */
+	bad = vn;
+	bad.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;	/* no tunnel bit */
+	assert_int_equal(rxv(w, n, &bad, &in), PORT_UL_TAKEN);
+	bad = vn;
+	bad.csum_start = (uint16_t)(off + 4);		/* in the inner MACs */
+	assert_int_equal(rxv(w, n, &bad, &in), PORT_UL_TAKEN);
+	bad = vn;
+	bad.csum_start = (uint16_t)(off - 4);		/* the VXLAN header */
+	assert_int_equal(rxv(w, n, &bad, &in), PORT_UL_TAKEN);
+	bad = vn;
+	bad.csum_start = (uint16_t)(n - 10);		/* the end */
+	assert_int_equal(rxv(w, n, &bad, &in), PORT_UL_TAKEN);
+	bad = vn;
+	bad.gso_size = 0;
+	assert_int_equal(rxv(w, n, &bad, &in), PORT_UL_TAKEN);
+	bad = vn;
+	bad.gso_type = VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4 |
+		       VIRTIO_NET_HDR_GSO_UDP_L4;	/* TCP's offset */
+	assert_int_equal(rxv(w, n, &bad, &in), PORT_UL_TAKEN);
+	bad = vn;
+	bad.gso_type |= VIRTIO_NET_HDR_GSO_UDP;		/* unknown type */
+	assert_int_equal(rxv(w, n, &bad, &in), PORT_UL_TAKEN);
+	bad = vn;
+	bad.gso_size = 1500;	/* segments beyond mtu= */
+	assert_int_equal(rxv(w, n, &bad, &in), PORT_UL_TAKEN);
+	assert_int_equal(VX_BAD_HEADER, 9);
+	assert_int_equal(VX_UL_BAD, 1);
+
+	/* Too long to wrap in one IP packet: cut into trains instead. */
+	ntrains = 0;
+	t4_tso_frame(&pkt, f, MAC_G2, MAC_G1, 65480, 1000);
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	assert_false(train_has_tnl);
+	assert_true(ntrains >= 1);
+	assert_int_equal(VX_TNL_GSO, 1);
+
+	/* A carrier that refuses them: trains, once and for all. */
+	fk_tnl_rc = -EINVAL;
+	ntrains = 0;
+	t4_tso_frame(&pkt, f, MAC_G2, MAC_G1, 2500, 1000);
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	assert_int_equal(ntrains, 1);
+	assert_false(train_has_tnl);
+	fk_tnl_rc = 0;
+	assert_int_equal(port.ops->xmit(&port, &pp, 1), 1);
+	assert_int_equal(ntrains, 2);
+	assert_false(train_has_tnl);
+	assert_int_equal(VX_TNL_GSO, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -806,6 +1009,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mtu, setup6, teardown),
 		cmocka_unit_test_setup_teardown(test_gso, setup4g, teardown),
 		cmocka_unit_test_setup_teardown(test_gso, setup6g, teardown),
+		cmocka_unit_test_setup_teardown(test_tnl, setup4t, teardown),
+		cmocka_unit_test_setup_teardown(test_tnl, setup6t, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
