@@ -19,6 +19,15 @@
  * one copy.  Without eBPF or multi-queue support (old kernel, no
  * privileges, a persistent single-queue TAP) the port logs it once and
  * runs on queue 0 alone, as before.
+ *
+ * A TAP may carry a tunnel's underlay instead (vxlan via=, port.h): the
+ * tunnel is a station on the TAP's link with an address of its own, the
+ * kernel its router.  The port then leaves the switch, keeps queue 0
+ * alone, and shows the tunnel every frame it reads; the tunnel writes
+ * whole frames.  On Linux 6.17 and later the header grows to 24 bytes
+ * (virtio_net_hdr_v1_hash_tunnel) and the TAP takes UDP tunnel GSO
+ * frames both ways: a guest's 64 KiB TSO frame crosses the kernel and
+ * the next host whole, as through the kernel's own vxlan device.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,13 +43,21 @@
 
 #include "port.h"
 #include "tap_steer.h"
+#include "../lock.h"
+#include "../net/gro.h"
 #include "../net/gso.h"
 #include "../log.h"
 #include "../util.h"
 
 #define TAP_VNET_HDR_LEN	12	/* sizeof(struct virtio_net_hdr_v1) */
+/* With UDP tunnel GSO (a carrier's): virtio_net_hdr_v1_hash_tunnel, the
+ * tunnel's offsets at 20 and 22.
+ */
+#define TAP_VNET_HDR_TNL	24
+#define TAP_VNET_OFF_TNL	20
 #define TAP_FRAME_MAX		PKT_FRAME_MAX
-#define TAP_BUF_LEN		(TAP_VNET_HDR_LEN + TAP_FRAME_MAX)
+#define TAP_BUF_LEN		(TAP_VNET_HDR_TNL + TAP_FRAME_MAX)
+#define TAP_UL_TXQ		4	/* a carrier's TX buffers (flows' hash) */
 #define TAP_QUEUES_MAX		256	/* tun's MAX_TAP_QUEUES */
 #define TAP_DIRECT_BUFS		8	/* bounce buffers of a guest's queue */
 #define TAP_IFF			(IFF_TAP | IFF_NO_PI | IFF_VNET_HDR)
@@ -51,6 +68,10 @@
 #endif
 #ifndef TUN_F_USO6
 #define TUN_F_USO6	0x40
+#endif
+#ifndef TUN_F_UDP_TUNNEL_GSO		/* Linux 6.17 */
+#define TUN_F_UDP_TUNNEL_GSO		0x080
+#define TUN_F_UDP_TUNNEL_GSO_CSUM	0x100
 #endif
 
 /* What the kernel accepts on a write, as virtio-net GUEST_* bits. */
@@ -74,6 +95,9 @@ _Static_assert(sizeof(struct virtio_net_hdr_v1) == TAP_VNET_HDR_LEN,
  * @pkts:	descriptors of the frames in @bufs for one burst
  * @rd:		queues >= 1: the reader that lands frames in the buffers of
  *		port @rd.dst, the port the queue is steered to
+ * @upkts:	queue 0 of a carrier: the tunnel's inner frames of a burst
+ * @flow:	queue 0 of a carrier: the TCP frame being joined from them
+ * @gro_hdr:	queue 0 of a carrier: each joined frame's headers
  *
  * Everything but @fd, @idx, @port and @rd.dst is the polling worker's.
  */
@@ -86,6 +110,19 @@ struct tap_queue {
 	uint8_t *bufs;
 	struct pkt pkts[PORT_BURST];
 	struct port_reader rd;
+	struct pkt upkts[PORT_BURST];
+	struct gro_flow flow;
+	uint8_t gro_hdr[PORT_BURST][GRO_HDR_MAX];
+};
+
+/**
+ * struct tap_ultx - a carrier's TX buffer, for one flow hash
+ * @lock:	held from ul_tx_begin to ul_tx_end
+ * @buf:	the header's room (TAP_VNET_HDR_TNL bytes), then the frame
+ */
+struct tap_ultx {
+	struct vlock lock;
+	uint8_t buf[TAP_BUF_LEN];
 };
 
 /**
@@ -111,6 +148,11 @@ struct tap_queue {
  *		(ip link del, its namespace removed); set by a worker,
  *		acted on by tap_timer() (atomic)
  * @gone_seen:	tap_timer() took the queues out of the workers (control)
+ * @vhl:	the virtio-net header's length on the fd: 12, 24 while a
+ *		tunnel with UDP tunnel GSO is carried (atomic)
+ * @ul:		the tunnel carried, or NULL (atomic: readers look once a
+ *		burst)
+ * @utx:	while carrying: TX buffers, TAP_UL_TXQ of them
  */
 struct tap_priv {
 	int fd;
@@ -127,6 +169,9 @@ struct tap_priv {
 	struct tap_steer steer;
 	bool gone;
 	bool gone_seen;
+	unsigned int vhl;
+	struct port_underlay *ul;
+	struct tap_ultx *utx;
 };
 
 /**
@@ -201,6 +246,7 @@ static ssize_t tap_lend_read(struct port_reader *rd, const struct iovec *iov,
 			     int n);
 static unsigned int tap_lend_burst(struct port_reader *rd, struct pkt **pkts,
 				   unsigned int max, struct port_turn *turn);
+static uint32_t tap_ul_frame_max(const struct tap_priv *t);
 
 /**
  * tap_queue_new() - receive state for queue @idx on @fd
@@ -510,6 +556,7 @@ static int tap_open(struct port *p, const struct port_spec *ps)
 
 	t->steer.map_fd = -1;
 	t->steer.prog_fd = -1;
+	t->vhl = TAP_VNET_HDR_LEN;
 	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (t->fd < 0) {
 		rc = -errno;
@@ -631,6 +678,8 @@ static void tap_close(struct port *p)
 	}
 	t->nq = 0;
 	t->fd = -1;
+	free(t->utx);
+	t->utx = NULL;
 }
 
 /**
@@ -661,6 +710,10 @@ static void tap_timer(struct port *p)
 	}
 	if (!t->gone_seen)
 		tap_mq_update(p, t);
+	/* A carrier's MTU may have changed (ip link set mtu). */
+	if (t->ul)
+		__atomic_store_n(&t->ul->frame_max, tap_ul_frame_max(t),
+				 __ATOMIC_RELAXED);
 }
 
 /**
@@ -679,14 +732,14 @@ static unsigned int tap_read_burst(struct port *p, struct tap_priv *t,
 				   unsigned int max, struct port_turn *turn)
 {
 	unsigned int i, n = 0, runts = 0, big = 0, ioerr = 0;
+	size_t vhl = __atomic_load_n(&t->vhl, __ATOMIC_RELAXED);
 	uint64_t bytes = 0;
 
 	for (i = 0; i < max; i++) {
 		uint8_t *buf = q->bufs + (size_t)n * TAP_BUF_LEN;
 		struct iovec iov[2] = {
-			{ .iov_base = buf, .iov_len = TAP_VNET_HDR_LEN },
-			{ .iov_base = buf + TAP_VNET_HDR_LEN,
-			  .iov_len = TAP_FRAME_MAX },
+			{ .iov_base = buf, .iov_len = vhl },
+			{ .iov_base = buf + vhl, .iov_len = TAP_FRAME_MAX },
 		};
 		struct pkt *pkt = &q->pkts[n];
 		ssize_t r;
@@ -711,21 +764,21 @@ static unsigned int tap_read_burst(struct port *p, struct tap_priv *t,
 		/* tun reports the frame's full length even if it did not
 		 * fit: never trust more than we gave it.
 		 */
-		if ((size_t)r > TAP_BUF_LEN) {
+		if ((size_t)r > vhl + TAP_FRAME_MAX) {
 			big++;
 			continue;
 		}
-		if ((size_t)r < TAP_VNET_HDR_LEN + ETH_HLEN) {
+		if ((size_t)r < vhl + ETH_HLEN) {
 			runts++;
 			continue;
 		}
-		len = (size_t)r - TAP_VNET_HDR_LEN;
+		len = (size_t)r - vhl;
 		memcpy(&pkt->vnet, buf, TAP_VNET_HDR_LEN);
 		pkt->src_feat = t->src_feat;
-		memcpy(&pkt->eth, buf + TAP_VNET_HDR_LEN, ETH_HLEN);
+		memcpy(&pkt->eth, buf + vhl, ETH_HLEN);
 		pkt->len = (uint32_t)len;
 		pkt->iovcnt = 1;
-		pkt->iov[0].iov_base = buf + TAP_VNET_HDR_LEN;
+		pkt->iov[0].iov_base = buf + vhl;
 		pkt->iov[0].iov_len = len;
 		pkts[n] = pkt;
 		bytes += len;
@@ -794,6 +847,94 @@ static unsigned int tap_lend_burst(struct port_reader *rd, struct pkt **pkts,
 }
 
 /**
+ * tap_carry_burst() - a carrier's burst: every frame to the tunnel
+ * @p:		port
+ * @t:		its state
+ * @q:		queue 0
+ * @ul:		the tunnel's attachment
+ * @pkts:	the burst's room (read into, none left for the switch)
+ * @max:	room in @pkts
+ * @turn:	the turn
+ *
+ * The tunnel's inner frames enter the switch as the tunnel's, straight
+ * from our buffers, with the offload metadata the kernel gave the frame
+ * (port.h); consecutive segments of one TCP flow (a peer whose NIC cut
+ * its frames) join the frame before them, as the afxdp carrier's do
+ * (net/gro.h).  Frames not the tunnel's are dropped: the link is the
+ * underlay's, and the switch has none of it.
+ *
+ * Return: 0: nothing for the switch as this port's
+ */
+static unsigned int tap_carry_burst(struct port *p, struct tap_priv *t,
+				    struct tap_queue *q,
+				    struct port_underlay *ul,
+				    struct pkt **pkts, unsigned int max,
+				    struct port_turn *turn)
+{
+	struct pkt *inner[PORT_BURST];
+	unsigned int i, n, nin = 0, notours = 0, joined = 0, frames = 0;
+	uint64_t bytes = 0;
+	int open = -1;
+
+	n = tap_read_burst(p, t, q, pkts, MIN(max, q->nbufs), turn);
+	for (i = 0; i < n; i++) {
+		struct pkt *u = &q->upkts[nin];
+		const uint8_t *f;
+
+		switch (ul->rx(ul->client, pkts[i]->iov[0].iov_base,
+			       pkts[i]->len, &pkts[i]->vnet, u)) {
+		case PORT_UL_FRAME:
+			/* A segment joins the frame before it; a frame the
+			 * kernel kept whole (GSO) neither joins nor is joined.
+			 */
+			f = u->iov[0].iov_base;
+			if (open >= 0 &&
+			    u->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
+			    gro_join(&q->flow, inner[open], f, u->len,
+				     &u->vnet)) {
+				joined++;
+				break;
+			}
+			if (open >= 0 && q->flow.segs > 1) {
+				gro_finish(&q->flow, inner[open],
+					   q->gro_hdr[open]);
+				frames++;
+			}
+			open = ul->gro &&
+			       u->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
+			       gro_start(&q->flow, f, u->len, &u->vnet) ?
+			       (int)nin : -1;
+			inner[nin++] = u;
+			break;
+		case PORT_UL_TAKEN:
+			break;
+		default:
+			notours++;
+			break;
+		}
+	}
+	if (open >= 0 && q->flow.segs > 1) {
+		gro_finish(&q->flow, inner[open], q->gro_hdr[open]);
+		frames++;
+	}
+	if (notours)
+		stats_add(&port_ctr(p)->drops[STATS_DROP_PORT_DOWN], notours);
+	if (joined) {
+		stats_add(&port_ctr(ul->client)->type[ul->gro_ctr], joined);
+		stats_add(&port_ctr(ul->client)->type[ul->gro_ctr + 1], frames);
+	}
+	for (i = 0; i < nin; i++)
+		bytes += inner[i]->len;
+	if (nin) {
+		stats_add(&port_ctr(ul->client)->rx_packets, nin);
+		stats_add(&port_ctr(ul->client)->rx_bytes, bytes);
+		stats_add(&port_ctr(ul->client)->polls, 1);
+		port_forward(ul->client, inner, nin);
+	}
+	return 0;
+}
+
+/**
  * tap_rx_begin() - a turn at a tun queue begins
  * @p:		port
  * @qi:		queue index
@@ -827,9 +968,13 @@ static unsigned int tap_rx_burst(struct port *p, uint32_t qi,
 {
 	struct tap_priv *t = p->priv;
 	struct tap_queue *q = t->q[qi];
+	struct port_underlay *ul;
 
 	if (qi)
 		return port_lend_rx(p, &q->rd, pkts, max, turn);
+	ul = __atomic_load_n(&t->ul, __ATOMIC_ACQUIRE);
+	if (ul)
+		return tap_carry_burst(p, t, q, ul, pkts, max, turn);
 	return tap_read_burst(p, t, q, pkts, MIN(max, q->nbufs), turn);
 }
 
@@ -863,6 +1008,10 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 	struct tap_priv *t = p->priv;
 	struct iovec iov[1 + PKT_IOV_MAX];
 	uint64_t bytes = 0;
+	union {
+		struct virtio_net_hdr_v1 v;
+		uint8_t b[TAP_VNET_HDR_TNL];
+	} h = { .b = { 0 } };
 
 	for (i = 0; i < n; i++) {
 		const struct pkt *pkt = pkts[i];
@@ -887,8 +1036,9 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 			drops[STATS_DROP_OFFLOAD]++;
 			continue;
 		}
-		iov[0].iov_base = &hdr;
-		iov[0].iov_len = sizeof(hdr);
+		h.v = hdr;
+		iov[0].iov_base = h.b;
+		iov[0].iov_len = __atomic_load_n(&t->vhl, __ATOMIC_RELAXED);
 		memcpy(&iov[1], pkt->iov, pkt->iovcnt * sizeof(iov[0]));
 		do {
 			r = writev(t->fd, iov, (int)pkt->iovcnt + 1);
@@ -916,6 +1066,280 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 	}
 	port_count_xmit(p, sent, bytes, drops);
 	return sent;
+}
+
+/**
+ * tap_ifreq() - an ioctl on the interface by name
+ * @t:		state
+ * @req:	SIOCGIFMTU, SIOCGIFHWADDR
+ * @ifr:	out: the answer
+ * Return: 0 or -errno
+ */
+static int tap_ifreq(const struct tap_priv *t, unsigned long req,
+		     struct ifreq *ifr)
+{
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (s < 0)
+		return -errno;
+	memset(ifr, 0, sizeof(*ifr));
+	memcpy(ifr->ifr_name, t->ifname, sizeof(ifr->ifr_name));
+	rc = ioctl(s, req, ifr) < 0 ? -errno : 0;
+	close(s);
+	return rc;
+}
+
+/* tap_ul_frame_max() - a carrier's largest frame: its MTU's */
+static uint32_t tap_ul_frame_max(const struct tap_priv *t)
+{
+	struct ifreq ifr;
+
+	if (tap_ifreq(t, SIOCGIFMTU, &ifr) < 0 || ifr.ifr_mtu <= 0)
+		return 1500 + ETH_HLEN;
+	return MIN((uint32_t)ifr.ifr_mtu + ETH_HLEN, (uint32_t)TAP_FRAME_MAX);
+}
+
+/**
+ * tap_ul_tnl_on() - the 24-byte header and UDP tunnel GSO, if the kernel
+ *		     has them (Linux 6.17)
+ * @t:		state
+ * @ul:		the attachment: @tnl_gso, @tnl_csum set
+ *
+ * The header grows first: once tun takes tunnel GSO it writes 24 bytes
+ * on every read.  A kernel without it refuses the flag; the header goes
+ * back to 12 bytes and the tunnel cuts TSO frames itself.
+ */
+static void tap_ul_tnl_on(struct tap_priv *t, struct port_underlay *ul)
+{
+	unsigned long base = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 |
+			     TUN_F_TSO_ECN | TUN_F_USO4 | TUN_F_USO6;
+	int big = TAP_VNET_HDR_TNL, small = TAP_VNET_HDR_LEN;
+
+	if (!t->offload || ioctl(t->fd, TUNSETVNETHDRSZ, &big) < 0)
+		return;
+	__atomic_store_n(&t->vhl, TAP_VNET_HDR_TNL, __ATOMIC_RELEASE);
+	if (!ioctl(t->fd, TUNSETOFFLOAD, base | TUN_F_UDP_TUNNEL_GSO |
+		   TUN_F_UDP_TUNNEL_GSO_CSUM)) {
+		ul->tnl_gso = ul->tnl_csum = true;
+		return;
+	}
+	if (!ioctl(t->fd, TUNSETOFFLOAD, base | TUN_F_UDP_TUNNEL_GSO)) {
+		ul->tnl_gso = true;
+		return;
+	}
+	if (ioctl(t->fd, TUNSETVNETHDRSZ, &small) == 0)
+		__atomic_store_n(&t->vhl, TAP_VNET_HDR_LEN, __ATOMIC_RELEASE);
+}
+
+/**
+ * tap_ul_attach() - carry a tunnel's underlay (port_ops @ul_attach)
+ * @p:		port
+ * @ul:		the tunnel's attachment: @mac, @frame_max, @queues, @gso,
+ *		@tnl_gso and @tnl_csum filled
+ * Return: 0, or -EBUSY if the port carries one already, -ENOMEM
+ *
+ * The tunnel is a station of its own on the TAP's link: its MAC is the
+ * interface's with the locally administered bit set and the last bit
+ * turned, never the kernel's.  Queues steered to guests are closed and
+ * the steering program goes: every frame comes to queue 0.
+ *
+ * Context: control thread, start-up
+ */
+static int tap_ul_attach(struct port *p, struct port_underlay *ul)
+{
+	struct tap_priv *t = p->priv;
+	struct ifreq ifr;
+	unsigned int i;
+
+	if (p->carrying)
+		return -EBUSY;
+	t->utx = calloc(TAP_UL_TXQ, sizeof(*t->utx));
+	if (!t->utx)
+		return -ENOMEM;
+	for (i = 0; i < TAP_UL_TXQ; i++)
+		vlock_init(&t->utx[i].lock);
+	for (i = t->nq; i-- > 1;) {
+		port_src_del(p, i);
+		__atomic_store_n(&t->nq, i, __ATOMIC_RELEASE);
+		close(t->q[i]->fd);
+		tap_queue_free(t->q[i]);
+		t->q[i] = NULL;
+	}
+	if (t->mq)
+		tap_steer_close(&t->steer, t->fd);
+	t->mq = false;
+
+	if (tap_ifreq(t, SIOCGIFHWADDR, &ifr) == 0)
+		memcpy(ul->mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
+	ul->mac[0] = (uint8_t)((ul->mac[0] & ~1U) | 2U);
+	ul->mac[5] ^= 1;
+	ul->frame_max = tap_ul_frame_max(t);
+	ul->queues = TAP_UL_TXQ;
+	ul->gso = t->offload;
+	ul->tnl_gso = ul->tnl_csum = false;
+	tap_ul_tnl_on(t, ul);
+	p->carrying = true;
+	/* The link is the underlay now, no segment of the switch's (as an
+	 * afxdp carrier's wire).
+	 */
+	port_set_up(p, false);
+	__atomic_store_n(&t->ul, ul, __ATOMIC_RELEASE);
+	info("port %s: tap %s carries %s (UDP tunnel GSO %s)", p->name,
+	     t->ifname, ul->client->name, ul->tnl_gso ? "on" :
+	     "off: a kernel before 6.17, or offload=off");
+	return 0;
+}
+
+/**
+ * tap_ul_detach() - carry it no more (port_ops @ul_detach)
+ * @p:		port
+ *
+ * Context: control thread
+ */
+static void tap_ul_detach(struct port *p)
+{
+	struct tap_priv *t = p->priv;
+	int small = TAP_VNET_HDR_LEN;
+
+	__atomic_store_n(&t->ul, NULL, __ATOMIC_RELEASE);
+	port_quiesce();		/* no reader is in the tunnel's rx now */
+	/* The header and offloads back as a switch port has them; once
+	 * sealed (ctl "port del", shutdown) the ioctls are no longer ours
+	 * (seccomp): the TAP keeps its 24-byte header, which its reads and
+	 * writes follow (@vhl), and a tunnel GSO frame the kernel hands it
+	 * is then dropped by the switch as an offload it cannot take.
+	 */
+	if (!port_env.sealed &&
+	    __atomic_load_n(&t->vhl, __ATOMIC_RELAXED) != TAP_VNET_HDR_LEN) {
+		tap_set_offload(t, t->ifname, t->offload);
+		if (ioctl(t->fd, TUNSETVNETHDRSZ, &small) == 0)
+			__atomic_store_n(&t->vhl, TAP_VNET_HDR_LEN,
+					 __ATOMIC_RELEASE);
+	}
+	p->carrying = false;
+	port_set_up(p, true);	/* a switch port again (one queue) */
+}
+
+/* tap_ul_tx_begin() - a TX buffer for flow hash @q (port_ops @ul_tx_begin) */
+static void *tap_ul_tx_begin(struct port *p, unsigned int q)
+	NO_TSA	/* unlocked by tap_ul_tx_end() */
+{
+	struct tap_priv *t = p->priv;
+	struct tap_ultx *u = &t->utx[q % TAP_UL_TXQ];
+
+	vlock_lock(&u->lock);
+	return u;
+}
+
+/* tap_ul_tx_buf() - where the frame goes (port_ops @ul_tx_buf) */
+static uint8_t *tap_ul_tx_buf(struct port *p, void *txq) NO_TSA
+{
+	struct tap_ultx *u = txq;
+
+	(void)p;
+	return u->buf + TAP_VNET_HDR_TNL;
+}
+
+/**
+ * tap_ul_write() - one frame to the kernel, behind its header
+ * @p:		port
+ * @t:		its state
+ * @iov:	header (TAP_VNET_HDR_TNL bytes, the fd's length used), frame
+ * @cnt:	pieces in @iov
+ * @len:	the frame's bytes
+ * Return: 0, -ENOBUFS (the kernel's queue is full), -EINVAL (it refused
+ *	   the metadata) or another -errno
+ */
+static int tap_ul_write(struct port *p, struct tap_priv *t, struct iovec *iov,
+			unsigned int cnt, size_t len)
+{
+	int tries = 0, rc;
+	ssize_t r;
+
+	iov[0].iov_len = __atomic_load_n(&t->vhl, __ATOMIC_RELAXED);
+	do {
+		r = writev(t->fd, iov, (int)cnt);
+	} while (r < 0 && errno == EINTR && ++tries < 3);
+	if (r >= 0) {
+		stats_add(&port_ctr(p)->tx_packets, 1);
+		stats_add(&port_ctr(p)->tx_bytes, len);
+		return 0;
+	}
+	rc = errno == EAGAIN || errno == ENOBUFS ? -ENOBUFS : -errno;
+	stats_add(&port_ctr(p)->drops[rc == -ENOBUFS ? STATS_DROP_NO_BUFFER :
+				      rc == -EINVAL ? STATS_DROP_OFFLOAD :
+				      STATS_DROP_IO_ERROR], 1);
+	return rc;
+}
+
+/* tap_ul_tx_put() - the buffer's frame to the kernel (port_ops @ul_tx_put) */
+static int tap_ul_tx_put(struct port *p, void *txq, uint32_t len) NO_TSA
+{
+	struct tap_ultx *u = txq;
+	struct tap_priv *t = p->priv;
+	size_t vhl = __atomic_load_n(&t->vhl, __ATOMIC_RELAXED);
+	struct iovec iov[2];
+
+	if (len > TAP_FRAME_MAX)
+		return -ENOBUFS;
+	memset(u->buf + TAP_VNET_HDR_TNL - vhl, 0, vhl);
+	iov[0].iov_base = u->buf + TAP_VNET_HDR_TNL - vhl;
+	iov[1].iov_base = u->buf + TAP_VNET_HDR_TNL;
+	iov[1].iov_len = len;
+	return tap_ul_write(p, t, iov, 2, len) == -ENOBUFS ? -ENOBUFS : 0;
+}
+
+/* tap_ul_tx_end() - unlock (port_ops @ul_tx_end): every put is sent */
+static void tap_ul_tx_end(struct port *p, void *txq) NO_TSA
+{
+	struct tap_ultx *u = txq;
+
+	(void)p;
+	vlock_unlock(&u->lock);
+}
+
+/**
+ * tap_ul_tx_gso() - a carried tunnel's frame whole, with its metadata
+ *		     (port_ops @ul_tx_gso)
+ * @p:		port
+ * @txq:	the locked buffer (unused: the pieces go as they are)
+ * @iov:	the frame
+ * @cnt:	its pieces, at most 1 + PKT_IOV_MAX
+ * @vnet:	its metadata
+ * @tnl:	a UDP tunnel GSO frame's layers, or NULL
+ * Return: 0, or -errno (-EOPNOTSUPP: no tunnel GSO on this TAP)
+ */
+static int tap_ul_tx_gso(struct port *p, void *txq, const struct iovec *iov,
+			 unsigned int cnt, const struct virtio_net_hdr_v1 *vnet,
+			 const struct port_ul_tnl *tnl) NO_TSA
+{
+	struct tap_priv *t = p->priv;
+	struct iovec v[2 + PKT_IOV_MAX];
+	uint8_t hdr[TAP_VNET_HDR_TNL] = { 0 };
+	struct virtio_net_hdr_v1 h = *vnet;
+	size_t len = 0;
+	unsigned int i;
+	uint16_t w;
+
+	(void)txq;
+	if (cnt > 1 + PKT_IOV_MAX ||
+	    (tnl && __atomic_load_n(&t->vhl, __ATOMIC_RELAXED) !=
+		    TAP_VNET_HDR_TNL))
+		return -EOPNOTSUPP;
+	h.num_buffers = 0;
+	memcpy(hdr, &h, sizeof(h));
+	if (tnl) {
+		w = htole16(tnl->outer_th);
+		memcpy(hdr + TAP_VNET_OFF_TNL, &w, 2);
+		w = htole16(tnl->inner_nh);
+		memcpy(hdr + TAP_VNET_OFF_TNL + 2, &w, 2);
+	}
+	v[0].iov_base = hdr;
+	for (i = 0; i < cnt; i++) {
+		v[1 + i] = iov[i];
+		len += iov[i].iov_len;
+	}
+	return tap_ul_write(p, t, v, cnt + 1, len);
 }
 
 /* What a TAP port counts beyond stats_common (see stats.h). */
@@ -991,4 +1415,11 @@ const struct port_ops port_tap_ops = {
 	.timer		= tap_timer,
 	.show		= tap_show,
 	.counters	= tap_counters,
+	.ul_attach	= tap_ul_attach,
+	.ul_detach	= tap_ul_detach,
+	.ul_tx_begin	= tap_ul_tx_begin,
+	.ul_tx_buf	= tap_ul_tx_buf,
+	.ul_tx_put	= tap_ul_tx_put,
+	.ul_tx_end	= tap_ul_tx_end,
+	.ul_tx_gso	= tap_ul_tx_gso,
 };

@@ -51,6 +51,17 @@
 #                   (mtu_underlay); "port del" of the carrier refused
 #   vxlan-xdp6      the same over IPv6: ND both ways, ping6 of the VTEP,
 #                   ping and 4 MiB each way intact
+#   vxlan-tap       vx0 over a TAP port (via=): vhostd a station of its
+#                   own (198.18.3.1) behind A's kernel, which routes for
+#                   it (ip_forward, proxy ARP on the TAP's side): A's
+#                   kernel resolves and pings it, B's reaches it through
+#                   a route; ping, iperf3 both ways, 4 MiB each way
+#                   intact; the capture: VXLAN vni 42 from 198.18.3.1's
+#                   ephemeral ports; on Linux 6.17+ A's TSO frames cross
+#                   whole as UDP tunnel GSO frames (tunnel_gso), before
+#                   it none is tried; B's segments joined (gro_joined);
+#                   nothing of the tenants' on the carrier bare; "port
+#                   del" of the carrier refused
 #   vxlan-xdp-reload the ports from a --config file: a reload that drops
 #                   the carrier (alone, or with its tunnel) is refused,
 #                   nothing changed, the tunnel still carries a ping;
@@ -88,7 +99,7 @@ IT_CLEANUP_HOOK=vx_cleanup
 
 VX=(vxlan fdb)
 ALL=(vxlan-kernel vxlan-rco vxlan-move vxlan-static vxlan-tenants vxlan-hostile
-     vxlan-kernel6 vxlan-xdp vxlan-xdp6 vxlan-xdp-reload vxlan-spec)
+     vxlan-kernel6 vxlan-xdp vxlan-xdp6 vxlan-tap vxlan-xdp-reload vxlan-spec)
 for t in socat iperf3 tcpdump python3 ethtool; do
 	if ! command -v $t >/dev/null; then
 		for n in "${ALL[@]}"; do wanted "$n" && skip "$n" "no $t"; done
@@ -655,6 +666,79 @@ xdp_case() {
 PRE=()
 wanted vxlan-xdp && xdp_case vxlan-xdp 4
 wanted vxlan-xdp6 && xdp_case vxlan-xdp6 6
+
+# ---- vxlan-tap ------------------------------------------------------------
+if wanted vxlan-tap; then
+	ERR=
+	PRE=(--port "tap,ifname=vc0,name=tc0")
+	up= down= detail=
+	if topo 4 && ip netns exec "$NA" sysctl -qw net.ipv4.ip_forward=1 &&
+	   ip -n "$NB" route add 198.18.3.0/24 via 198.18.0.1 &&
+	   bridge -n "$NB" fdb append 00:00:00:00:00:00 dev vx0 \
+		dst 198.18.3.1 &&
+	   bridge -n "$NB" fdb del 00:00:00:00:00:00 dev vx0 \
+		dst 198.18.0.1 &&
+	   vx_start local=198.18.3.1 remote=198.18.0.2 via=tc0 &&
+	   ip -n "$NA" addr add 198.18.3.254/24 dev vc0 &&
+	   ip -n "$NA" link set vc0 mtu 1600 up &&
+	   ip netns exec "$NA" sysctl -qw net.ipv4.conf.vc0.proxy_arp=1 \
+		net.ipv4.neigh.vc0.proxy_delay=0; then
+		# A's kernel resolves vhostd's address and pings it; B's
+		# reaches it through A.
+		ping_ok "$NA" 198.18.3.1
+		ping_ok "$NB" 198.18.3.1
+		ping_ok "$NA" 198.19.1.2
+		ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -v -c 40 \
+			-w "$TMP/ul.pcap" udp >/dev/null 2>&1 &
+		td=$!
+		BGPIDS+=("$td")
+		sleep 0.5
+		up=$(iperf "$NA" "$NC" 198.19.1.2)
+		[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
+		down=$(iperf "$NC" "$NA" 198.19.1.1)
+		[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
+		wait "$td"
+		dump=$(tcpdump -r "$TMP/ul.pcap" -nn -v 2>/dev/null)
+		n=$(grep -c 'VXLAN, flags \[I\] (0x08), vni 42' <<<"$dump")
+		[ "$n" -ge 20 ] || ERR="${ERR:+$ERR; }capture: $n VXLAN vni 42 datagrams"
+		grep -Eq '198\.18\.3\.1\.(49[0-9]{3}|5[0-9]{4}|6[0-5][0-9]{3}) > 198\.18\.0\.2\.4789:' <<<"$dump" ||
+			ERR="${ERR:+$ERR; }capture: nothing from vhostd's ephemeral ports to 4789"
+		xfer "$NA" "$NC" 198.19.1.2
+		xfer "$NC" "$NA" 198.19.1.1
+		for c in bad_header bad_vni foreign underlay_bad; do
+			check_ctr vx0 ".$c" -eq 0
+		done
+		# B's segments (its veth cuts them: no checksum offload)
+		# joined again.
+		check_ctr vx0 .gro_joined -gt 100
+		# Its TSO frames whole through the kernel (Linux 6.17+), or
+		# none tried.
+		if grep -q 'UDP tunnel GSO on' "$TMP/vhostd.log"; then
+			tnl=on
+			check_ctr vx0 .tunnel_gso -gt 20
+		else
+			tnl=off
+			check_ctr vx0 .tunnel_gso -eq 0
+		fi
+		# The carrier carried the tunnel's frames and no tenant's bare:
+		# each frame it wrote is a datagram or an ARP of vhostd's own.
+		check_ctr tc0 .tx_packets -gt 60
+		check_ctr vx0 .rx_packets -gt 60
+		[ "$(ctr tc0 .tx_packets)" -le \
+		  "$(( $(ctr vx0 .tx_packets) + $(ctr vx0 .underlay_sent) ))" ] ||
+			ERR="${ERR:+$ERR; }the carrier wrote more than the tunnel sent"
+		out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" port del tc0 2>&1)
+		rc=$?
+		[ $rc != 0 ] && grep -q 'carries' <<<"$out" ||
+			ERR="${ERR:+$ERR; }port del of the carrier: rc $rc, '$out'"
+		ping_ok "$NA" 198.19.1.2
+		detail="UDP tunnel GSO $tnl; A and B ping 198.18.3.1 (vhostd's); ping; iperf3 A->C $up Mbit/s, C->A $down Mbit/s; 4 MiB each way intact; carrier kept"
+	else
+		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
+	fi
+	PRE=()
+	finish vxlan-tap "$detail"
+fi
 
 # ---- vxlan-xdp-reload ---------------------------------------------------
 # xconf LINE...: the config file
