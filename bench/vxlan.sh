@@ -14,6 +14,10 @@
 #   xdp     the vxlan port over an afxdp port on the veth (via=): each
 #           vhostd owns its host's underlay address (the kernel's is
 #           removed for the run), no UDP socket, no kernel UDP stack
+#   vtap    the vxlan port over a TAP port (via=): each vhostd is a
+#           station of its own (198.18.1.1, 198.18.2.1) behind its
+#           host's kernel, which routes its datagrams over the veth; on
+#           Linux 6.17+ a TSO frame crosses whole (UDP tunnel GSO)
 #   kernel  each vhostd has a TAP port instead, in a bridge with a kernel
 #           vxlan device (vni 42, dstport 4789) to the other host: what a
 #           vhostd user has without the vxlan port
@@ -21,19 +25,24 @@
 # KiB TSO frames and GRO as the kernel does them: vxlan runs it over a
 # TAP port of each vhostd (the TAP standing in for a guest's NIC) and
 # its vxlan port (rco: with remcsum=on at both ends, so that neither end
-# sums the payload; xdp: via= an afxdp port, as above); tapbr over the same TAP port and a second TAP port
+# sums the payload; xdp: via= an afxdp port, vtap: via= a TAP port, as
+# above); tapbr over the same TAP port and a second TAP port
 # bridged to a kernel vxlan device (what the vbench "kernel" mode is for
 # a guest); kernel over a kernel vxlan device holding the address itself
 # (no vhostd at all: the TAP hops are then vhostd's handicap alone).
 # "tcpk" is the stream from A's stack to B's kernel vxlan device holding
 # the address, A through its vhostd: the vxlan port via= an afxdp port
 # with tso=on (xdpk: its TSO frames leave as UDP GSO trains), the vxlan
-# port over sockets (vxk), or a TAP bridged to a kernel vxlan (tapk).  ("tso", vbench's 64 KiB
+# port over sockets (vxk) or via= a TAP (vtk), or a TAP bridged to a
+# kernel vxlan (tapk).  MODES="..." runs only those modes of each size,
+# IPERF_ARGS="..." is added to iperf3's client (-P 4, say), KEEP_LOGS=1
+# leaves the last run's logs in /tmp/vxb-logs.  ("tso", vbench's 64 KiB
 # frames, counts every frame not exactly as sent as bad: a receiver that
 # joins segments again, as vhostd's gro= and any GRO does, cannot pass
 # it; the kernel path passes only because nothing in it ever segments.)
-# One line per run (Mpps and Gbit/s received), then the medians and the
-# ratio vxlan/kernel per size.  vhostd: BUILD's (default build), vbench:
+# One line per run (Mpps and Gbit/s received), then per size each mode's
+# median and its ratio to the size's baseline: kernel (vbench sizes),
+# tapbr (tcp; and to kernel alone), tapk (tcpk).  vhostd: BUILD's (default build), vbench:
 # BENCH_BUILD's (default build-bench).  Everything stays in the two
 # namespaces and is removed at the end (Ctrl-C included).
 set -u
@@ -61,6 +70,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+[ -n "${KEEP_LOGS:-}" ] && trap 'cp -r "$T" /tmp/vxb-logs; cleanup' EXIT
 trap 'exit 130' INT TERM
 
 ip netns add "$NA" && ip netns add "$NB" || exit 1
@@ -79,7 +89,11 @@ for n in "$NA" "$NB"; do
 	# checksum left to the device (CHECKSUM_PARTIAL) is never a UDP
 	# socket's to see (doc/ports.md).
 	ip -n "$n" link set "$u" mtu 9000 up
+	# vtap: each vhostd's own underlay subnet behind its host's kernel
+	ip netns exec "$n" sysctl -qw net.ipv4.ip_forward=1
 done
+ip -n "$NA" route add 198.18.2.0/24 via 198.18.0.2
+ip -n "$NB" route add 198.18.1.0/24 via 198.18.0.1
 
 # xdp_ports I [TSO]: the afxdp and vxlan ports of host I's vhostd in mode
 #   xdp (the afxdp port's tso=TSO, default auto: off on a veth), its
@@ -92,7 +106,33 @@ xdp_ports() {
 	echo "--port vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx,via=xa"
 }
 
-# start_pair MODE: a vhostd per host for MODE (vxlan|xdp|kernel)
+# vtap_ports I REMOTE: the TAP carrier's and vxlan port's specs of host
+#   I's vhostd
+#   in mode vtap, to VTEP REMOTE, a line each
+vtap_ports() {
+	echo "tap,ifname=tc,name=tc"
+	echo "vxlan,local=198.18.$(($1 + 1)).1,remote=$2,vni=42,mtu=8950,name=vx,via=tc"
+}
+
+# vtap_up I: host I's side of the TAP carrier, once vhostd made it: the
+#   kernel routes for the vhostd's address and answers ARP for the far
+#   subnet at once (proxy ARP without its 0.8 s delay)
+vtap_up() {
+	local n=$NA
+	[ "$1" = 1 ] && n=$NB
+	for _ in $(seq 100); do
+		ip -n "$n" link show tc >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	ip -n "$n" link set tc mtu 9000 up
+	ip -n "$n" addr add "198.18.$(($1 + 1)).254/24" dev tc
+	# (again: xdp's address flush took the route with it)
+	ip -n "$n" route replace "198.18.$((2 - $1)).0/24" via "198.18.0.$((2 - $1))"
+	ip netns exec "$n" sysctl -qw net.ipv4.conf.tc.proxy_arp=1 \
+		net.ipv4.neigh.tc.proxy_delay=0
+}
+
+# start_pair MODE: a vhostd per host for MODE (vxlan|xdp|vtap|kernel)
 start_pair() {
 	local n me peer i=0
 	for n in "$NA" "$NB"; do
@@ -109,6 +149,15 @@ start_pair() {
 			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
 				--port "vhost-user,path=$T/$i.sock,name=g" \
 				${xp[0]} ${xp[1]} >"$T/log$i" 2>&1 &
+		elif [ "$1" = vtap ]; then
+			mapfile -t xp < <(vtap_ports $i "198.18.$((2 - i)).1")
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "vhost-user,path=$T/$i.sock,name=g" \
+				--port "${xp[0]}" --port "${xp[1]}" >"$T/log$i" 2>&1 &
+			PIDS+=("$!")
+			vtap_up $i
+			i=$((i + 1))
+			continue
 		else
 			ip -n "$n" link add vk type vxlan id 42 local "$me" \
 				remote "$peer" dstport 4789
@@ -153,6 +202,7 @@ start_tcp() {
 		case $1 in
 		xdpk) m=xdp tso=on ;;
 		vxk) m=vxlan ;;
+		vtk) m=vtap ;;
 		tapk) m=tapbr ;;
 		esac
 		if [ "$m" != "$1" ] && [ $i = 1 ]; then
@@ -171,6 +221,17 @@ start_tcp() {
 				ip -n "$n" link show tk >/dev/null 2>&1 && break
 				sleep 0.05
 			done
+			dev=tk
+		elif [ "$m" = vtap ]; then
+			# to the other vhostd, or (vtk) to B's kernel vxlan
+			peer=198.18.$((2 - i)).1
+			[ "$1" = vtk ] && peer=198.18.0.2
+			mapfile -t xp < <(vtap_ports $i "$peer")
+			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
+				--port "tap,ifname=tk,name=tk" \
+				--port "${xp[0]}" --port "${xp[1]}" >"$T/log$i" 2>&1 &
+			PIDS+=("$!")
+			vtap_up $i
 			dev=tk
 		elif [ "$m" = xdp ]; then
 			mapfile -t xp < <(xdp_ports $i $tso)
@@ -201,6 +262,8 @@ start_tcp() {
 			for d in tb vk brk; do ip -n "$n" link set "$d" up; done
 			dev=tk
 		else
+			# (vtk: A's vhostd is a station behind A's kernel)
+			[ "$1" = vtk ] && peer=198.18.1.1
 			ip -n "$n" link add vk type vxlan id 42 local "$me" \
 				remote "$peer" dstport 4789
 			dev=vk
@@ -212,6 +275,14 @@ start_tcp() {
 	done
 	# (xdp: the first ping may go while vhostd asks for its peer's MAC)
 	ip netns exec "$NA" ping -c 2 -W 5 198.19.1.2 >/dev/null 2>&1
+}
+
+# size_modes SIZE: the modes run for SIZE (MODES= overrides)
+size_modes() {
+	local m="vxlan xdp vtap kernel"
+	[ "$1" = tcp ] && m="vxlan rco xdp vtap tapbr kernel"
+	[ "$1" = tcpk ] && m="xdpk vxk vtk tapk"
+	echo "${MODES:-$m}"
 }
 
 # stop_pair: both vhostd gone, the kernel devices too
@@ -236,9 +307,7 @@ stop_pair() {
 : >"$T/out"
 for r in $(seq "$ROUNDS"); do
 	for size in $SIZES; do
-		modes="vxlan xdp kernel"
-		[ "$size" = tcp ] && modes="vxlan rco xdp tapbr kernel"
-		[ "$size" = tcpk ] && modes="xdpk vxk tapk"
+		modes=$(size_modes "$size")
 		for mode in $modes; do
 			if [ "$size" = tcp ] || [ "$size" = tcpk ]; then
 				start_tcp "$mode"
@@ -246,8 +315,9 @@ for r in $(seq "$ROUNDS"); do
 					-p 5301 >/dev/null 2>&1 &
 				srv=$!
 				sleep 0.3
+				# shellcheck disable=SC2086 # (IPERF_ARGS: words)
 				g=$(ip netns exec "$NA" timeout $((SECS + 15)) iperf3 \
-					-c 198.19.1.2 -p 5301 -t "$SECS" -J 2>"$T/ip.err" |
+					-c 198.19.1.2 -p 5301 -t "$SECS" ${IPERF_ARGS:-} -J 2>"$T/ip.err" |
 					tee "$T/ip.json" | jq -r '(.end.sum_received.bits_per_second // 0) as $r |
 						(if $r > 0 then $r else .end.sum_sent.bits_per_second end) / 1e9' 2>/dev/null)
 				[ -n "$g" ] || { echo "iperf3: $(jq -r .error "$T/ip.json" 2>/dev/null) $(cat "$T/ip.err")" >&2; }
@@ -273,37 +343,25 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 
-echo "median Gbit/s (and Mpps) per size; ratio vxlan/kernel, xdp/kernel:"
+echo "median per size and mode; ratio to the size's baseline (tcp: also to kernel alone):"
 for size in $SIZES; do
 	med() { grep " $size $1 " "$T/out" | grep -o "$2=[0-9.]*" | cut -d= -f2 |
 		sort -g | awk '{a[NR]=$1} END {print NR ? a[int((NR+1)/2)] : 0}'; }
-	if [ "$size" = tcpk ]; then
-		xg=$(med xdpk gbps) vg=$(med vxk gbps) tg=$(med tapk gbps)
-		awk -v xg="$xg" -v vg="$vg" -v tg="$tg" 'BEGIN {
-			printf "  tcpk  to B'"'"'s kernel vxlan: xdp tso=on %7.3f, vxlan %7.3f, TAP + bridge + kernel vxlan %7.3f Gbit/s; ratios %.2f, %.2f\n",
-				xg, vg, tg, (tg > 0 ? xg / tg : 0), (tg > 0 ? vg / tg : 0) }'
-		continue
-	fi
-	vg=$(med vxlan gbps) kg=$(med kernel gbps)
-	vm=$(med vxlan mpps) km=$(med kernel mpps)
-	xg=$(med xdp gbps) xm=$(med xdp mpps)
-	awk -v s="$size" -v vg="$vg" -v kg="$kg" -v vm="$vm" -v km="$km" 'BEGIN {
-		printf "  %-5s vxlan %7.3f Gbit/s (%.3f Mpps)  kernel %7.3f Gbit/s (%.3f Mpps)  ratio %.2f\n",
-			s, vg, vm, kg, km, (kg > 0 ? vg / kg : 0) }'
-	[ "$size" != tcp ] &&
-	awk -v s="$size" -v xg="$xg" -v kg="$kg" -v xm="$xm" -v km="$km" 'BEGIN {
-		printf "  %-5s xdp   %7.3f Gbit/s (%.3f Mpps)  kernel %7.3f Gbit/s (%.3f Mpps)  ratio %.2f\n",
-			s, xg, xm, kg, km, (kg > 0 ? xg / kg : 0) }'
-	if [ "$size" = tcp ]; then
-		tg=$(med tapbr gbps)
-		rg=$(med rco gbps)
-		awk -v vg="$vg" -v tg="$tg" -v rg="$rg" -v kg="$kg" 'BEGIN {
-			printf "  tcp   vxlan %7.3f Gbit/s  tapbr  %7.3f Gbit/s                ratio %.2f\n",
-				vg, tg, (tg > 0 ? vg / tg : 0)
-			printf "  tcp   rco   %7.3f Gbit/s  tapbr  %7.3f Gbit/s                ratio %.2f (kernel alone %.2f)\n",
-				rg, tg, (tg > 0 ? rg / tg : 0), (kg > 0 ? rg / kg : 0) }'
-		awk -v xg="$xg" -v tg="$tg" -v kg="$kg" 'BEGIN {
-			printf "  tcp   xdp   %7.3f Gbit/s  tapbr  %7.3f Gbit/s                ratio %.2f (kernel alone %.2f)\n",
-				xg, tg, (tg > 0 ? xg / tg : 0), (kg > 0 ? xg / kg : 0) }'
-	fi
+	base=kernel
+	[ "$size" = tcp ] && base=tapbr
+	[ "$size" = tcpk ] && base=tapk
+	bg=$(med $base gbps) kg=$(med kernel gbps)
+	for mode in $(size_modes "$size"); do
+		awk -v s="$size" -v m="$mode" -v g="$(med "$mode" gbps)" \
+		    -v p="$(med "$mode" mpps)" -v bg="$bg" -v b="$base" \
+		    -v kg="$kg" 'BEGIN {
+			printf "  %-5s %-6s %7.3f Gbit/s", s, m, g
+			if (s != "tcp" && s != "tcpk")
+				printf " (%.3f Mpps)", p
+			if (m != b)
+				printf "  / %s %.2f", b, (bg > 0 ? g / bg : 0)
+			if (s == "tcp" && m != "kernel")
+				printf "  / kernel alone %.2f", (kg > 0 ? g / kg : 0)
+			printf "\n" }'
+	done
 done
