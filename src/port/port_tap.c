@@ -1365,7 +1365,8 @@ static const struct stats_table *const tap_counters[] = {
  *
  * Each queue with the port index of the guest it is steered to (null:
  * queue 0, the flood and unknown-destination one), from the control
- * thread's own tables.
+ * thread's own tables; a carrier's tunnel, header length and whether it
+ * takes UDP tunnel GSO frames.
  *
  * Context: control thread
  */
@@ -1394,7 +1395,15 @@ static void tap_show(const struct port *p, struct port_out *o)
 		else
 			o->put(o, "null}");
 	}
-	o->put(o, "]}");
+	o->put(o, "]");
+	if (t->ul) {
+		o->put(o, ",\"carries\":");
+		port_out_str(o, t->ul->client->name);
+		o->put(o, ",\"vnet_hdr_len\":%u,\"tunnel_gso\":%s",
+		       __atomic_load_n(&t->vhl, __ATOMIC_RELAXED),
+		       t->ul->tnl_gso ? "true" : "false");
+	}
+	o->put(o, "}");
 }
 
 const struct port_ops port_tap_ops = {

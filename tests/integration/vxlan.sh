@@ -62,6 +62,8 @@
 #                   it none is tried; B's segments joined (gro_joined);
 #                   nothing of the tenants' on the carrier bare; "port
 #                   del" of the carrier refused
+#   vxlan-tap6      the same over IPv6 (2001:2:3::1, proxy NDP): the
+#                   kernels ping it, ping and 4 MiB each way intact
 #   vxlan-xdp-reload the ports from a --config file: a reload that drops
 #                   the carrier (alone, or with its tunnel) is refused,
 #                   nothing changed, the tunnel still carries a ping;
@@ -99,7 +101,8 @@ IT_CLEANUP_HOOK=vx_cleanup
 
 VX=(vxlan fdb)
 ALL=(vxlan-kernel vxlan-rco vxlan-move vxlan-static vxlan-tenants vxlan-hostile
-     vxlan-kernel6 vxlan-xdp vxlan-xdp6 vxlan-tap vxlan-xdp-reload vxlan-spec)
+     vxlan-kernel6 vxlan-xdp vxlan-xdp6 vxlan-tap vxlan-tap6 vxlan-xdp-reload
+     vxlan-spec)
 for t in socat iperf3 tcpdump python3 ethtool; do
 	if ! command -v $t >/dev/null; then
 		for n in "${ALL[@]}"; do wanted "$n" && skip "$n" "no $t"; done
@@ -667,50 +670,70 @@ PRE=()
 wanted vxlan-xdp && xdp_case vxlan-xdp 4
 wanted vxlan-xdp6 && xdp_case vxlan-xdp6 6
 
-# ---- vxlan-tap ------------------------------------------------------------
-if wanted vxlan-tap; then
+# ---- vxlan-tap, vxlan-tap6 ------------------------------------------------
+# tap_case NAME 4|6: vx0 over TAP vc0 (via=tc0), vhostd's address behind
+#   A's kernel (IPv4 198.18.3.1, proxy ARP; IPv6 2001:2:3::1, proxy NDP),
+#   B's kernel vxlan sending to it through a route
+tap_case() {
+	local name=$1 fam=$2 l r net gw td dump n tnl rc
+	up= down= detail=
 	ERR=
 	PRE=(--port "tap,ifname=vc0,name=tc0")
-	up= down= detail=
-	if topo 4 && ip netns exec "$NA" sysctl -qw net.ipv4.ip_forward=1 &&
-	   ip -n "$NB" route add 198.18.3.0/24 via 198.18.0.1 &&
-	   bridge -n "$NB" fdb append 00:00:00:00:00:00 dev vx0 \
-		dst 198.18.3.1 &&
-	   bridge -n "$NB" fdb del 00:00:00:00:00:00 dev vx0 \
-		dst 198.18.0.1 &&
-	   vx_start local=198.18.3.1 remote=198.18.0.2 via=tc0 &&
-	   ip -n "$NA" addr add 198.18.3.254/24 dev vc0 &&
-	   ip -n "$NA" link set vc0 mtu 1600 up &&
-	   ip netns exec "$NA" sysctl -qw net.ipv4.conf.vc0.proxy_arp=1 \
-		net.ipv4.neigh.vc0.proxy_delay=0; then
+	if [ "$fam" = 4 ]; then
+		l=198.18.3.1 r=198.18.0.2 net=198.18.3.0/24 gw=198.18.0.1
+	else
+		l=2001:2:3::1 r=2001:2::2 net=2001:2:3::/64 gw=2001:2::1
+	fi
+	if topo "$fam" &&
+	   ip netns exec "$NA" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1 &&
+	   ip -n "$NB" route add "$net" via "$gw" &&
+	   bridge -n "$NB" fdb append 00:00:00:00:00:00 dev vx0 dst "$l" &&
+	   bridge -n "$NB" fdb del 00:00:00:00:00:00 dev vx0 dst "$gw" &&
+	   vx_start local=$l remote=$r via=tc0 &&
+	   ip -n "$NA" link set vc0 mtu 1600 up; then
+		if [ "$fam" = 4 ]; then
+			ip -n "$NA" addr add 198.18.3.254/24 dev vc0
+			ip netns exec "$NA" sysctl -qw \
+				net.ipv4.conf.vc0.proxy_arp=1 \
+				net.ipv4.neigh.vc0.proxy_delay=0
+		else
+			ip -n "$NA" addr add 2001:2:3::fe/64 dev vc0 nodad
+			ip netns exec "$NA" sysctl -qw \
+				net.ipv6.conf.vc0.proxy_ndp=1 \
+				net.ipv6.neigh.vc0.proxy_delay=0
+			ip -n "$NA" -6 neigh add proxy "$r" dev vc0
+		fi
 		# A's kernel resolves vhostd's address and pings it; B's
 		# reaches it through A.
-		ping_ok "$NA" 198.18.3.1
-		ping_ok "$NB" 198.18.3.1
+		ping_ok "$NA" "$l"
+		ping_ok "$NB" "$l"
 		ping_ok "$NA" 198.19.1.2
-		ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -v -c 40 \
-			-w "$TMP/ul.pcap" udp >/dev/null 2>&1 &
-		td=$!
-		BGPIDS+=("$td")
-		sleep 0.5
-		up=$(iperf "$NA" "$NC" 198.19.1.2)
-		[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
-		down=$(iperf "$NC" "$NA" 198.19.1.1)
-		[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
-		wait "$td"
-		dump=$(tcpdump -r "$TMP/ul.pcap" -nn -v 2>/dev/null)
-		n=$(grep -c 'VXLAN, flags \[I\] (0x08), vni 42' <<<"$dump")
-		[ "$n" -ge 20 ] || ERR="${ERR:+$ERR; }capture: $n VXLAN vni 42 datagrams"
-		grep -Eq '198\.18\.3\.1\.(49[0-9]{3}|5[0-9]{4}|6[0-5][0-9]{3}) > 198\.18\.0\.2\.4789:' <<<"$dump" ||
-			ERR="${ERR:+$ERR; }capture: nothing from vhostd's ephemeral ports to 4789"
+		if [ "$fam" = 4 ]; then
+			ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -v -c 40 \
+				-w "$TMP/ul.pcap" udp >/dev/null 2>&1 &
+			td=$!
+			BGPIDS+=("$td")
+			sleep 0.5
+			up=$(iperf "$NA" "$NC" 198.19.1.2)
+			[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
+			down=$(iperf "$NC" "$NA" 198.19.1.1)
+			[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
+			wait "$td"
+			dump=$(tcpdump -r "$TMP/ul.pcap" -nn -v 2>/dev/null)
+			n=$(grep -c 'VXLAN, flags \[I\] (0x08), vni 42' <<<"$dump")
+			[ "$n" -ge 20 ] || ERR="${ERR:+$ERR; }capture: $n VXLAN vni 42 datagrams"
+			grep -Eq '198\.18\.3\.1\.(49[0-9]{3}|5[0-9]{4}|6[0-5][0-9]{3}) > 198\.18\.0\.2\.4789:' <<<"$dump" ||
+				ERR="${ERR:+$ERR; }capture: nothing from vhostd's ephemeral ports to 4789"
+			# B's segments (its veth cuts them: no checksum
+			# offload) joined again.
+			check_ctr vx0 .gro_joined -gt 100
+		fi
 		xfer "$NA" "$NC" 198.19.1.2
 		xfer "$NC" "$NA" 198.19.1.1
 		for c in bad_header bad_vni foreign underlay_bad; do
 			check_ctr vx0 ".$c" -eq 0
 		done
-		# B's segments (its veth cuts them: no checksum offload)
-		# joined again.
-		check_ctr vx0 .gro_joined -gt 100
 		# Its TSO frames whole through the kernel (Linux 6.17+), or
 		# none tried.
 		if grep -q 'UDP tunnel GSO on' "$TMP/vhostd.log"; then
@@ -721,7 +744,8 @@ if wanted vxlan-tap; then
 			check_ctr vx0 .tunnel_gso -eq 0
 		fi
 		# The carrier carried the tunnel's frames and no tenant's bare:
-		# each frame it wrote is a datagram or an ARP of vhostd's own.
+		# each frame it wrote is a datagram or an ARP or ND of
+		# vhostd's own.
 		check_ctr tc0 .tx_packets -gt 60
 		check_ctr vx0 .rx_packets -gt 60
 		[ "$(ctr tc0 .tx_packets)" -le \
@@ -732,13 +756,15 @@ if wanted vxlan-tap; then
 		[ $rc != 0 ] && grep -q 'carries' <<<"$out" ||
 			ERR="${ERR:+$ERR; }port del of the carrier: rc $rc, '$out'"
 		ping_ok "$NA" 198.19.1.2
-		detail="UDP tunnel GSO $tnl; A and B ping 198.18.3.1 (vhostd's); ping; iperf3 A->C $up Mbit/s, C->A $down Mbit/s; 4 MiB each way intact; carrier kept"
+		detail="UDP tunnel GSO $tnl; A and B ping $l (vhostd's); ping; ${up:+iperf3 A->C $up Mbit/s, C->A $down Mbit/s; }4 MiB each way intact; carrier kept"
 	else
 		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
 	fi
 	PRE=()
-	finish vxlan-tap "$detail"
-fi
+	finish "$name" "$detail"
+}
+wanted vxlan-tap && tap_case vxlan-tap 4
+wanted vxlan-tap6 && tap_case vxlan-tap6 6
 
 # ---- vxlan-xdp-reload ---------------------------------------------------
 # xconf LINE...: the config file
