@@ -106,20 +106,19 @@ xdp_ports() {
 	echo "--port vxlan,local=$me,remote=$peer,vni=42,mtu=8950,name=vx,via=xa"
 }
 
-# vtap_ports I REMOTE: the TAP carrier's and vxlan port's specs of host
-#   I's vhostd
-#   in mode vtap, to VTEP REMOTE, a line each
-vtap_ports() {
-	echo "tap,ifname=tc,name=tc"
-	echo "vxlan,local=198.18.$(($1 + 1)).1,remote=$2,vni=42,mtu=8950,name=vx,via=tc"
-}
-
-# vtap_up I: host I's side of the TAP carrier, once vhostd made it: the
-#   kernel routes for the vhostd's address and answers ARP for the far
-#   subnet at once (proxy ARP without its 0.8 s delay)
-vtap_up() {
+# vtap_start I REMOTE SPEC: host I's vhostd in mode vtap, its port SPEC
+#   first (the guest's or the host stack's), then a TAP carrier and a
+#   vxlan port over it to VTEP REMOTE; then the host's side of the
+#   carrier: the kernel routes for the vhostd's address and answers ARP
+#   for the far subnet at once (proxy ARP without its 0.8 s delay)
+vtap_start() {
 	local n=$NA
 	[ "$1" = 1 ] && n=$NB
+	ip netns exec "$n" "$VHOSTD" --poll-us 0 --port "$3" \
+		--port "tap,ifname=tc,name=tc" \
+		--port "vxlan,local=198.18.$(($1 + 1)).1,remote=$2,vni=42,mtu=8950,name=vx,via=tc" \
+		>"$T/log$1" 2>&1 &
+	PIDS+=("$!")
 	for _ in $(seq 100); do
 		ip -n "$n" link show tc >/dev/null 2>&1 && break
 		sleep 0.05
@@ -150,12 +149,8 @@ start_pair() {
 				--port "vhost-user,path=$T/$i.sock,name=g" \
 				${xp[0]} ${xp[1]} >"$T/log$i" 2>&1 &
 		elif [ "$1" = vtap ]; then
-			mapfile -t xp < <(vtap_ports $i "198.18.$((2 - i)).1")
-			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
-				--port "vhost-user,path=$T/$i.sock,name=g" \
-				--port "${xp[0]}" --port "${xp[1]}" >"$T/log$i" 2>&1 &
-			PIDS+=("$!")
-			vtap_up $i
+			vtap_start $i "198.18.$((2 - i)).1" \
+				"vhost-user,path=$T/$i.sock,name=g"
 			i=$((i + 1))
 			continue
 		else
@@ -226,12 +221,7 @@ start_tcp() {
 			# to the other vhostd, or (vtk) to B's kernel vxlan
 			peer=198.18.$((2 - i)).1
 			[ "$1" = vtk ] && peer=198.18.0.2
-			mapfile -t xp < <(vtap_ports $i "$peer")
-			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
-				--port "tap,ifname=tk,name=tk" \
-				--port "${xp[0]}" --port "${xp[1]}" >"$T/log$i" 2>&1 &
-			PIDS+=("$!")
-			vtap_up $i
+			vtap_start $i "$peer" "tap,ifname=tk,name=tk"
 			dev=tk
 		elif [ "$m" = xdp ]; then
 			mapfile -t xp < <(xdp_ports $i $tso)

@@ -2016,6 +2016,29 @@ struct vxlan_ul_tx {
 };
 
 /**
+ * vxlan_ul_mac() - the MAC of the frame's @k-th VTEP on the carrier
+ * @t:		the frame's state: asks for it (@ask, @no_neigh, @why)
+ *		if it is not known yet
+ * @k:		index in @t->targets
+ * @mac:	out: the MAC
+ * Return: true if known
+ */
+static bool vxlan_ul_mac(struct vxlan_ul_tx *t, unsigned int k, uint8_t *mac)
+{
+	struct vxlan_vtep *e = &t->v->vtep[t->targets[k]];
+	uint64_t hw = __atomic_load_n(&e->hw, __ATOMIC_RELAXED);
+
+	if (!(hw & VX_W_VALID)) {
+		t->no_neigh = true;
+		t->ask |= 1ULL << t->targets[k];
+		t->why = STATS_DROP_PORT_DOWN;
+		return false;
+	}
+	vxlan_key_mac(hw, mac);
+	return true;
+}
+
+/**
  * vxlan_ul_emit() - one wire frame (a segment, or the frame whole) into
  *		     a datagram per VTEP (gso_emit()'s callback)
  * @arg:	struct vxlan_ul_tx
@@ -2160,16 +2183,10 @@ static int vxlan_ul_gso(struct vxlan_ul_tx *t, const struct pkt *pkt,
 		iov.iov_len = hl + total;
 		for (k = 0; k < t->nt; k++) {
 			struct vxlan_vtep *e = &v->vtep[t->targets[k]];
-			uint64_t hw = __atomic_load_n(&e->hw, __ATOMIC_RELAXED);
 			int rc;
 
-			if (!(hw & VX_W_VALID)) {
-				t->no_neigh = true;
-				t->ask |= 1ULL << t->targets[k];
-				t->why = STATS_DROP_PORT_DOWN;
+			if (!vxlan_ul_mac(t, k, mac))
 				continue;
-			}
-			vxlan_key_mac(hw, mac);
 			ul_udp_partial(&v->loc, buf, mac, vxlan_sa_ip(&e->sa),
 				       t->sport, total, t->hash);
 			rc = c->ul_tx_gso(v->via, t->q, &iov, 1, &vnet, NULL);
@@ -2257,16 +2274,10 @@ static int vxlan_ul_tnl(struct vxlan_ul_tx *t, const struct pkt *pkt)
 	memcpy(&iov[1], pkt->iov, pkt->iovcnt * sizeof(iov[0]));
 	for (k = 0; k < t->nt; k++) {
 		struct vxlan_vtep *e = &v->vtep[t->targets[k]];
-		uint64_t hw = __atomic_load_n(&e->hw, __ATOMIC_RELAXED);
 		int rc;
 
-		if (!(hw & VX_W_VALID)) {
-			t->no_neigh = true;
-			t->ask |= 1ULL << t->targets[k];
-			t->why = STATS_DROP_PORT_DOWN;
+		if (!vxlan_ul_mac(t, k, mac))
 			continue;
-		}
-		vxlan_key_mac(hw, mac);
 		if (v6)
 			ul_udp_partial(&v->loc, head, mac, vxlan_sa_ip(&e->sa),
 				       t->sport, VXLAN_HLEN + pkt->len,

@@ -232,10 +232,9 @@ iperf() {
 	jq -r '.end.sum_received.bits_per_second / 1e6 | floor' <<<"$out"
 }
 
-# exchange N: A and C talk (the underlay captured at ub, N datagrams,
-#   into $TMP/ul.pcap): iperf3 both ways (Mbit/s in $up and $down), then
-#   4 MiB each way byte for byte
-exchange() {
+# captured_iperf N: iperf3 A -> C and C -> A (Mbit/s in $up and $down)
+#   while the underlay is captured at ub (N datagrams, $TMP/ul.pcap)
+captured_iperf() {
 	local td
 	ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -c "$1" \
 		-w "$TMP/ul.pcap" udp >/dev/null 2>&1 &
@@ -248,6 +247,12 @@ exchange() {
 	down=$(iperf "$NC" "$NA" 198.19.1.1)
 	[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
 	wait "$td"
+}
+
+# exchange N: A and C talk: captured_iperf N, then 4 MiB each way byte
+#   for byte
+exchange() {
+	captured_iperf "$1"
 	xfer "$NA" "$NC" 198.19.1.2
 	xfer "$NC" "$NA" 198.19.1.1
 }
@@ -586,6 +591,41 @@ if wanted vxlan-kernel6; then
 	finish vxlan-kernel6 "IPv6 underlay: ping, 4 MiB each way intact"
 fi
 
+# iperf_captured SRC: iperf3 A -> C and C -> A ($up, $down Mbit/s) while
+#   B's underlay is captured (into $dump): at least 20 VXLAN VNI 42
+#   datagrams, some from SRC's ephemeral ports to 4789
+iperf_captured() {
+	local n re=${1//./\\.}
+	captured_iperf 40
+	dump=$(tcpdump -r "$TMP/ul.pcap" -nn -v 2>/dev/null)
+	n=$(grep -c 'VXLAN, flags \[I\] (0x08), vni 42' <<<"$dump")
+	[ "$n" -ge 20 ] || ERR="${ERR:+$ERR; }capture: $n VXLAN vni 42 datagrams"
+	grep -Eq "$re"'\.(49[0-9]{3}|5[0-9]{4}|6[0-5][0-9]{3}) > 198\.18\.0\.2\.4789:' <<<"$dump" ||
+		ERR="${ERR:+$ERR; }capture: nothing from vhostd's ephemeral ports to 4789"
+}
+
+# intact_clean: 4 MiB each way byte for byte, and nothing of vx0's
+#   dropped as malformed or foreign (over a carrier, its underlay too)
+intact_clean() {
+	local c
+	xfer "$NA" "$NC" 198.19.1.2
+	xfer "$NC" "$NA" 198.19.1.1
+	for c in bad_header bad_vni foreign underlay_bad; do
+		check_ctr vx0 ".$c" -eq 0
+	done
+}
+
+# carrier_kept PORT: "port del" of the carrier PORT is refused while it
+#   carries, and the tunnel still carries a ping
+carrier_kept() {
+	local out rc
+	out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" port del "$1" 2>&1)
+	rc=$?
+	[ $rc != 0 ] && grep -q 'carries' <<<"$out" ||
+		ERR="${ERR:+$ERR; }port del of the carrier: rc $rc, '$out'"
+	ping_ok "$NA" 198.19.1.2
+}
+
 # ---- vxlan-xdp, vxlan-xdp6 -----------------------------------------------
 # xdp_case NAME 4|6: vx0 over an afxdp port on ua, which has no address
 xdp_case() {
@@ -607,30 +647,12 @@ xdp_case() {
 			ERR="${ERR:+$ERR; }B's neighbour entry for $l is not ua's MAC"
 		ping_ok "$NA" 198.19.1.2
 		if [ "$fam" = 4 ]; then
-			ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -v -c 40 \
-				-w "$TMP/ul.pcap" udp >/dev/null 2>&1 &
-			td=$!
-			BGPIDS+=("$td")
-			sleep 0.5
-			up=$(iperf "$NA" "$NC" 198.19.1.2)
-			[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
-			down=$(iperf "$NC" "$NA" 198.19.1.1)
-			[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
-			wait "$td"
-			dump=$(tcpdump -r "$TMP/ul.pcap" -nn -v 2>/dev/null)
-			n=$(grep -c 'VXLAN, flags \[I\] (0x08), vni 42' <<<"$dump")
-			[ "$n" -ge 20 ] || ERR="${ERR:+$ERR; }capture: $n VXLAN vni 42 datagrams"
-			grep -Eq '198\.18\.0\.1\.(49[0-9]{3}|5[0-9]{4}|6[0-5][0-9]{3}) > 198\.18\.0\.2\.4789:' <<<"$dump" ||
-				ERR="${ERR:+$ERR; }capture: nothing from vhostd's ephemeral ports to 4789"
+			iperf_captured 198.18.0.1
 			df=$(grep -B1 '198\.18\.0\.1\.[0-9]* > 198\.18\.0\.2\.4789:' <<<"$dump" | grep -c 'flags \[DF\]')
 			[ "$df" -ge 1 ] || ERR="${ERR:+$ERR; }capture: vhostd's datagrams lack DF"
 			check_ctr vx0 .gro_joined -gt 100
 		fi
-		xfer "$NA" "$NC" 198.19.1.2
-		xfer "$NC" "$NA" 198.19.1.1
-		for c in bad_header bad_vni foreign underlay_bad; do
-			check_ctr vx0 ".$c" -eq 0
-		done
+		intact_clean
 		check_ctr vx0 .underlay_sent -ge 2
 		# The carrier is no switch port: nothing of the tenants' was
 		# put on the underlay bare.
@@ -654,11 +676,7 @@ xdp_case() {
 			>/dev/null 2>&1 &&
 			ERR="${ERR:+$ERR; }a full-size datagram crossed a 1500 MTU"
 		check_ctr vx0 .mtu_underlay -ge 1
-		out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" port del xa 2>&1)
-		rc=$?
-		[ $rc != 0 ] && grep -q 'carries' <<<"$out" ||
-			ERR="${ERR:+$ERR; }port del of the carrier: rc $rc, '$out'"
-		ping_ok "$NA" 198.19.1.2
+		carrier_kept xa
 		detail="tso=$tso: B resolves and pings $l (vhostd's); ping; ${up:+iperf3 A->C $up Mbit/s, C->A $down Mbit/s; }4 MiB each way intact; MTU overrun counted; carrier kept"
 	else
 		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
@@ -710,30 +728,12 @@ tap_case() {
 		ping_ok "$NB" "$l"
 		ping_ok "$NA" 198.19.1.2
 		if [ "$fam" = 4 ]; then
-			ip netns exec "$NB" timeout 20 tcpdump -i ub -nn -v -c 40 \
-				-w "$TMP/ul.pcap" udp >/dev/null 2>&1 &
-			td=$!
-			BGPIDS+=("$td")
-			sleep 0.5
-			up=$(iperf "$NA" "$NC" 198.19.1.2)
-			[[ $up =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 A -> C failed"
-			down=$(iperf "$NC" "$NA" 198.19.1.1)
-			[[ $down =~ ^[0-9]+$ ]] || ERR="${ERR:+$ERR; }iperf3 C -> A failed"
-			wait "$td"
-			dump=$(tcpdump -r "$TMP/ul.pcap" -nn -v 2>/dev/null)
-			n=$(grep -c 'VXLAN, flags \[I\] (0x08), vni 42' <<<"$dump")
-			[ "$n" -ge 20 ] || ERR="${ERR:+$ERR; }capture: $n VXLAN vni 42 datagrams"
-			grep -Eq '198\.18\.3\.1\.(49[0-9]{3}|5[0-9]{4}|6[0-5][0-9]{3}) > 198\.18\.0\.2\.4789:' <<<"$dump" ||
-				ERR="${ERR:+$ERR; }capture: nothing from vhostd's ephemeral ports to 4789"
+			iperf_captured 198.18.3.1
 			# B's segments (its veth cuts them: no checksum
 			# offload) joined again.
 			check_ctr vx0 .gro_joined -gt 100
 		fi
-		xfer "$NA" "$NC" 198.19.1.2
-		xfer "$NC" "$NA" 198.19.1.1
-		for c in bad_header bad_vni foreign underlay_bad; do
-			check_ctr vx0 ".$c" -eq 0
-		done
+		intact_clean
 		# Its TSO frames whole through the kernel (Linux 6.17+), or
 		# none tried.
 		if grep -q 'UDP tunnel GSO on' "$TMP/vhostd.log"; then
@@ -751,11 +751,7 @@ tap_case() {
 		[ "$(ctr tc0 .tx_packets)" -le \
 		  "$(( $(ctr vx0 .tx_packets) + $(ctr vx0 .underlay_sent) ))" ] ||
 			ERR="${ERR:+$ERR; }the carrier wrote more than the tunnel sent"
-		out=$(timeout 10 "$VHOSTCTL" --ctl "$TMP/ctl" port del tc0 2>&1)
-		rc=$?
-		[ $rc != 0 ] && grep -q 'carries' <<<"$out" ||
-			ERR="${ERR:+$ERR; }port del of the carrier: rc $rc, '$out'"
-		ping_ok "$NA" 198.19.1.2
+		carrier_kept tc0
 		detail="UDP tunnel GSO $tnl; A and B ping $l (vhostd's); ping; ${up:+iperf3 A->C $up Mbit/s, C->A $down Mbit/s; }4 MiB each way intact; carrier kept"
 	else
 		ERR="setup failed: $(tail -n 2 "$TMP/vhostd.log" 2>/dev/null)"
