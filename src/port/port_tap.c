@@ -95,9 +95,6 @@ _Static_assert(sizeof(struct virtio_net_hdr_v1) == TAP_VNET_HDR_LEN,
  * @pkts:	descriptors of the frames in @bufs for one burst
  * @rd:		queues >= 1: the reader that lands frames in the buffers of
  *		port @rd.dst, the port the queue is steered to
- * @upkts:	queue 0 of a carrier: the tunnel's inner frames of a burst
- * @flow:	queue 0 of a carrier: the TCP frame being joined from them
- * @gro_hdr:	queue 0 of a carrier: each joined frame's headers
  *
  * Everything but @fd, @idx, @port and @rd.dst is the polling worker's.
  */
@@ -110,9 +107,6 @@ struct tap_queue {
 	uint8_t *bufs;
 	struct pkt pkts[PORT_BURST];
 	struct port_reader rd;
-	struct pkt upkts[PORT_BURST];
-	struct gro_flow flow;
-	uint8_t gro_hdr[PORT_BURST][GRO_HDR_MAX];
 };
 
 /**
@@ -123,6 +117,21 @@ struct tap_queue {
 struct tap_ultx {
 	struct vlock lock;
 	uint8_t buf[TAP_BUF_LEN];
+};
+
+/**
+ * struct tap_carry - what a TAP carrying a tunnel needs beyond a port's
+ *		      state (allocated while it carries)
+ * @tx:		TX buffers, one per flow hash
+ * @upkts:	queue 0's burst: the tunnel's inner frames (its worker's)
+ * @flow:	the TCP frame being joined from them
+ * @gro_hdr:	each joined frame's headers
+ */
+struct tap_carry {
+	struct tap_ultx tx[TAP_UL_TXQ];
+	struct pkt upkts[PORT_BURST];
+	struct gro_flow flow;
+	uint8_t gro_hdr[PORT_BURST][GRO_HDR_MAX];
 };
 
 /**
@@ -152,7 +161,7 @@ struct tap_ultx {
  *		tunnel with UDP tunnel GSO is carried (atomic)
  * @ul:		the tunnel carried, or NULL (atomic: readers look once a
  *		burst)
- * @utx:	while carrying: TX buffers, TAP_UL_TXQ of them
+ * @carry:	while carrying: its buffers (struct tap_carry)
  */
 struct tap_priv {
 	int fd;
@@ -171,7 +180,7 @@ struct tap_priv {
 	bool gone_seen;
 	unsigned int vhl;
 	struct port_underlay *ul;
-	struct tap_ultx *utx;
+	struct tap_carry *carry;
 };
 
 /**
@@ -678,8 +687,8 @@ static void tap_close(struct port *p)
 	}
 	t->nq = 0;
 	t->fd = -1;
-	free(t->utx);
-	t->utx = NULL;
+	free(t->carry);
+	t->carry = NULL;
 }
 
 /**
@@ -871,6 +880,7 @@ static unsigned int tap_carry_burst(struct port *p, struct tap_priv *t,
 				    struct pkt **pkts, unsigned int max,
 				    struct port_turn *turn)
 {
+	struct tap_carry *cs = t->carry;
 	struct pkt *inner[PORT_BURST];
 	unsigned int i, n, nin = 0, notours = 0, joined = 0, frames = 0;
 	uint64_t bytes = 0;
@@ -878,7 +888,7 @@ static unsigned int tap_carry_burst(struct port *p, struct tap_priv *t,
 
 	n = tap_read_burst(p, t, q, pkts, MIN(max, q->nbufs), turn);
 	for (i = 0; i < n; i++) {
-		struct pkt *u = &q->upkts[nin];
+		struct pkt *u = &cs->upkts[nin];
 		const uint8_t *f;
 
 		switch (ul->rx(ul->client, pkts[i]->iov[0].iov_base,
@@ -890,19 +900,19 @@ static unsigned int tap_carry_burst(struct port *p, struct tap_priv *t,
 			f = u->iov[0].iov_base;
 			if (open >= 0 &&
 			    u->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
-			    gro_join(&q->flow, inner[open], f, u->len,
+			    gro_join(&cs->flow, inner[open], f, u->len,
 				     &u->vnet)) {
 				joined++;
 				break;
 			}
-			if (open >= 0 && q->flow.segs > 1) {
-				gro_finish(&q->flow, inner[open],
-					   q->gro_hdr[open]);
+			if (open >= 0 && cs->flow.segs > 1) {
+				gro_finish(&cs->flow, inner[open],
+					   cs->gro_hdr[open]);
 				frames++;
 			}
 			open = ul->gro &&
 			       u->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
-			       gro_start(&q->flow, f, u->len, &u->vnet) ?
+			       gro_start(&cs->flow, f, u->len, &u->vnet) ?
 			       (int)nin : -1;
 			inner[nin++] = u;
 			break;
@@ -913,8 +923,8 @@ static unsigned int tap_carry_burst(struct port *p, struct tap_priv *t,
 			break;
 		}
 	}
-	if (open >= 0 && q->flow.segs > 1) {
-		gro_finish(&q->flow, inner[open], q->gro_hdr[open]);
+	if (open >= 0 && cs->flow.segs > 1) {
+		gro_finish(&cs->flow, inner[open], cs->gro_hdr[open]);
 		frames++;
 	}
 	if (notours)
@@ -1153,11 +1163,11 @@ static int tap_ul_attach(struct port *p, struct port_underlay *ul)
 
 	if (p->carrying)
 		return -EBUSY;
-	t->utx = calloc(TAP_UL_TXQ, sizeof(*t->utx));
-	if (!t->utx)
+	t->carry = calloc(1, sizeof(*t->carry));
+	if (!t->carry)
 		return -ENOMEM;
 	for (i = 0; i < TAP_UL_TXQ; i++)
-		vlock_init(&t->utx[i].lock);
+		vlock_init(&t->carry->tx[i].lock);
 	for (i = t->nq; i-- > 1;) {
 		port_src_del(p, i);
 		__atomic_store_n(&t->nq, i, __ATOMIC_RELEASE);
@@ -1225,7 +1235,7 @@ static void *tap_ul_tx_begin(struct port *p, unsigned int q)
 	NO_TSA	/* unlocked by tap_ul_tx_end() */
 {
 	struct tap_priv *t = p->priv;
-	struct tap_ultx *u = &t->utx[q % TAP_UL_TXQ];
+	struct tap_ultx *u = &t->carry->tx[q % TAP_UL_TXQ];
 
 	vlock_lock(&u->lock);
 	return u;

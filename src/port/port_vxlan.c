@@ -2485,8 +2485,12 @@ static int vxlan_open_via(struct port *p, struct vxlan_priv *v,
 	rc = c->ops->ul_attach(c, &v->ul);
 	if (rc) {
 		v->via = NULL;
-		err("%s: vxlan: via=%s carries another tunnel already",
-		    p->name, o->via);
+		if (rc == -EBUSY)
+			err("%s: vxlan: via=%s carries another tunnel already",
+			    p->name, o->via);
+		else
+			err("%s: vxlan: via=%s cannot carry it: %s", p->name,
+			    o->via, strerror(-rc));
 		return rc;
 	}
 	memcpy(v->loc.mac, v->ul.mac, sizeof(v->loc.mac));
