@@ -166,6 +166,10 @@ if [ -z "${SKIP_GUEST:-}" ]; then
 	# underlay address, ARP between them.
 	step guest-vxlan-via env VHOSTD=build/asan/vhostd VX_VIA=1 \
 		tests/guest/vxlan.sh
+	# And over TAP carriers: each vhostd behind its host's kernel, the
+	# guests' TSO frames whole across (UDP tunnel GSO, Linux 6.17+).
+	step guest-vxlan-tap env VHOSTD=build/asan/vhostd VX_VIA=tap \
+		tests/guest/vxlan.sh
 	# A guest's own 802.1Q devices on a trunk port, three access ports.
 	step guest-vlan env VHOSTD=build/asan/vhostd tests/guest/vlan.sh
 	# README.md's libvirt setup, its vhostd line and domain XML as
@@ -183,6 +187,8 @@ else
 	skip_step guest-e2e "SKIP_GUEST set"
 	skip_step guest-migrate "SKIP_GUEST set"
 	skip_step guest-vxlan "SKIP_GUEST set"
+	skip_step guest-vxlan-via "SKIP_GUEST set"
+	skip_step guest-vxlan-tap "SKIP_GUEST set"
 	skip_step guest-vlan "SKIP_GUEST set"
 	skip_step guest-libvirt "SKIP_GUEST set"
 	skip_step guest-bench "SKIP_GUEST set"
