@@ -17,7 +17,9 @@
 # "tcp" is one iperf3 stream between the two hosts' own stacks over a TAP
 # port of each vhostd (standing in for a guest's NIC): 64 KiB TSO frames
 # cut for the wire and joined again (afxdp), or kept whole through TAP,
-# bridge and veth (tap: the TAP port's frames cross as the kernel's GSO).
+# bridge and veth (tap: the TAP port's frames cross as the kernel's GSO);
+# afxdp-tso: both afxdp ports with tso=on, the frames handed to the veth
+# whole (the kernel cuts them before the far XDP program).
 # "wire" is the same stream from A's stack to B's kernel holding
 # 198.19.4.2 on the veth itself, no vhostd in B: guest -> wire, the far
 # end a host's stack as behind a NIC.  afxdp then runs with tso=on (its
@@ -104,16 +106,17 @@ start_pair() {
 }
 
 # start_tcp MODE: the hosts' stacks on 198.19.4.1 and .2 over MODE: a TAP
-#   port "tk" of each vhostd, and its afxdp port, or a second TAP port
-#   bridged with the veth
+#   port "tk" of each vhostd, and its afxdp port (afxdp-tso: tso=on), or
+#   a second TAP port bridged with the veth
 start_tcp() {
-	local n w i=0
+	local n w i=0 tso=auto
+	[ "$1" = afxdp-tso ] && tso=on
 	for n in "$NA" "$NB"; do
 		w=wa; [ "$n" = "$NB" ] && w=wb
-		if [ "$1" = afxdp ]; then
+		if [ "$1" != tap ]; then
 			ip netns exec "$n" "$VHOSTD" --poll-us 0 \
 				--port "tap,ifname=tk,name=tk" \
-				--port "afxdp,ifname=$w,mode=native,name=x" \
+				--port "afxdp,ifname=$w,mode=native,tso=$tso,name=x" \
 				>"$T/log$i" 2>&1 &
 		else
 			ip -n "$n" link add brk type bridge
@@ -205,6 +208,7 @@ stop_pair() {
 for r in $(seq "$ROUNDS"); do
 	for size in $SIZES; do
 		modes="afxdp tap"
+		[ "$size" = tcp ] && modes="afxdp afxdp-tso tap"
 		[ "$size" = wire ] && modes="afxdp afxdp-sw tap"
 		for mode in $modes; do
 			if [ "$size" = tcp ] || [ "$size" = wire ]; then
@@ -250,6 +254,12 @@ for size in $SIZES; do
 		else r = tm > 0 ? am / tm : 0
 		printf "  %-5s afxdp %.3f Mpps (%.3f Gbit/s)  tap %.3f Mpps (%.3f Gbit/s)  ratio %.2f\n",
 			s, am, ag, tm, tg, r }'
+	if [ "$size" = tcp ]; then
+		sg=$(med afxdp-tso gbps)
+		awk -v sg="$sg" -v tg="$tg" 'BEGIN {
+			printf "  tcp   afxdp tso=on  %.3f Gbit/s  tap %.3f Gbit/s  ratio %.2f\n",
+				sg, tg, (tg > 0 ? sg / tg : 0) }'
+	fi
 	if [ "$size" = wire ]; then
 		sg=$(med afxdp-sw gbps)
 		awk -v sg="$sg" -v tg="$tg" 'BEGIN {

@@ -301,9 +301,11 @@ static unsigned int afxdp_rx_queues(const char *ifname)
  * Return: the MTU, or 1500 if it cannot be read
  *
  * @veth is tso=auto's question.  A frame leaves a NIC cut to the MTU
- * whatever the far end runs; a veth hands the far end the 64 KiB frame
- * whole, and an XDP program there (another vhostd's afxdp port) cannot
- * take it: the kernel drops it before the program sees it.
+ * and checksummed whatever the far end runs.  Into a veth whose far end
+ * runs an XDP program (another vhostd's afxdp port) a TSO frame crosses
+ * cut to the MTU, the veth's TSO being off toward XDP, but with its
+ * checksums still partial, a state AF_XDP does not carry: nothing of
+ * the stream arrives intact (bench/afxdp.sh tcp, mode afxdp-tso).
  */
 static unsigned int afxdp_ifinfo(const char *ifname, uint8_t *mac,
 				 bool *veth)
