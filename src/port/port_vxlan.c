@@ -2243,10 +2243,10 @@ static int vxlan_ul_tnl(struct vxlan_ul_tx *t, const struct pkt *pkt)
 		return -1;
 	got = iov_to_buf(pkt->iov, pkt->iovcnt, 0, peek,
 			 MIN(sizeof(peek), (size_t)pkt->len));
+	/* The outer IP length field: IPv4's counts its header, IPv6's not. */
 	if (eth_parse(peek, got, &h) || h.l4_proto != IPPROTO_TCP ||
 	    le16toh(pkt->vnet.csum_start) != h.l4_off ||
-	    off + pkt->len > 65535U + ETH_HLEN ||
-	    (v6 ? pkt->len - ETH_HLEN : off + pkt->len - hl) > 65535U)
+	    off + pkt->len - ETH_HLEN - (v6 ? ETH_IPV6_HLEN : 0) > 65535U)
 		return -1;
 	/* Its segments' size on the wire, for both MTUs. */
 	seg = h.pay_off + le16toh(pkt->vnet.gso_size);
