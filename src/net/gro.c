@@ -95,6 +95,14 @@ static bool gro_partial(const struct virtio_net_hdr_v1 *vnet,
 	       le16toh(vnet->csum_offset) == ETH_TCP_OFF_CSUM;
 }
 
+/* gro_whole() - @vnet says the frame is a GSO frame already (a carrier
+ * kept it whole): it is no segment, and a segment joins no such frame
+ */
+static bool gro_whole(const struct virtio_net_hdr_v1 *vnet)
+{
+	return vnet && vnet->gso_type != VIRTIO_NET_HDR_GSO_NONE;
+}
+
 /**
  * gro_start() - a frame that later segments may join
  * @g:		state, overwritten
@@ -110,7 +118,7 @@ bool gro_start(struct gro_flow *g, const uint8_t *f, size_t len,
 	const uint8_t *th;
 
 	g->open = false;
-	if (!gro_parse(f, len, &g->h, &g->mss))
+	if (gro_whole(vnet) || !gro_parse(f, len, &g->h, &g->mss))
 		return false;
 	th = f + g->h.l4_off;
 	g->hlen = g->h.pay_off;
@@ -203,7 +211,8 @@ bool gro_join(struct gro_flow *g, struct pkt *pkt, const uint8_t *f,
 
 	if (!g->open)
 		return false;
-	if (g->segs + 1 >= PKT_IOV_MAX || !gro_parse(f, len, &h, &pay) ||
+	if (g->segs + 1 >= PKT_IOV_MAX || gro_whole(vnet) ||
+	    !gro_parse(f, len, &h, &pay) ||
 	    !gro_same(g, f, &h, pay))
 		goto closed;
 	if (!g->checked) {

@@ -20,7 +20,8 @@
  * window and options; IPv4 IDs all equal or counting up by one; the
  * sequence number exactly where the frame so far ends; every segment but
  * the last exactly as long as the first (a shorter one closes the frame);
- * no padding; at most 65535 bytes of IP packet.  And every segment's IP
+ * no padding; at most 65535 bytes of IP packet; no GSO metadata (a frame
+ * a carrier handed over whole is no segment).  And every segment's IP
  * and TCP checksums are verified before it joins: the joined frame
  * carries NEEDS_CSUM, which a receiver trusts without looking, so a
  * corrupt segment must never hide in it.  (One exception: a segment

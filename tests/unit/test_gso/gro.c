@@ -359,6 +359,14 @@ void test_gro_partial(void **state)
 	v.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 	seg_buf[2][14 + 10] ^= 1;		/* IPv4 header checksum */
 	assert_int_equal(join(&g, &pkt, hdr, 0, nseg), 2);
+	seg_buf[2][14 + 10] ^= 1;
+	assert_int_equal(join(&g, &pkt, hdr, 0, nseg), 6);
+	/* Metadata that says GSO frame (a carrier kept it whole): no
+	 * segment, nothing joins it.
+	 */
+	v.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
+	v.gso_size = htole16(1000);
+	assert_int_equal(join(&g, &pkt, hdr, 0, nseg), 1);
 	join_vnet = NULL;
 }
 
