@@ -87,3 +87,58 @@ void port_out_str(struct port_out *o, const char *s)
 	}
 	o->put(o, "\"");
 }
+
+/**
+ * port_sink_take() - the frame described at @s->pkts[@s->n] into the
+ *		      burst, or joined to the TCP frame before it
+ * @s:		sink
+ * @l2:		the frame's bytes (its Ethernet header first)
+ *
+ * Consecutive segments of one TCP flow join the frame before them
+ * (net/gro.h): the guest gets TSO frames again.
+ */
+void port_sink_take(struct port_sink *s, const uint8_t *l2)
+{
+	struct pkt *pkt = &s->pkts[s->n];
+
+	if (s->open >= 0 &&
+	    gro_join(s->flow, s->out[s->open], l2, pkt->len, &pkt->vnet)) {
+		s->joined++;
+		return;
+	}
+	if (s->open >= 0 && s->flow->segs > 1) {
+		gro_finish(s->flow, s->out[s->open], s->gro_hdr[s->open]);
+		s->frames++;
+	}
+	s->open = s->gro && gro_start(s->flow, l2, pkt->len, &pkt->vnet) ?
+		  (int)s->n : -1;
+	s->out[s->n++] = pkt;
+}
+
+/**
+ * port_sink_end() - the burst is read: finish the frame being joined,
+ *		     count
+ * @s:		sink
+ * @p:		its source port
+ */
+void port_sink_end(struct port_sink *s, struct port *p)
+{
+	uint64_t bytes = 0;
+	unsigned int i;
+
+	if (s->open >= 0 && s->flow->segs > 1) {
+		gro_finish(s->flow, s->out[s->open], s->gro_hdr[s->open]);
+		s->frames++;
+	}
+	for (i = 0; i < s->n; i++)
+		bytes += s->out[i]->len;
+	if (s->joined) {
+		stats_add(&port_ctr(p)->type[s->ctr], s->joined);
+		stats_add(&port_ctr(p)->type[s->ctr + 1], s->frames);
+	}
+	if (s->n) {
+		stats_add(&port_ctr(p)->rx_packets, s->n);
+		stats_add(&port_ctr(p)->rx_bytes, bytes);
+		stats_add(&port_ctr(p)->polls, 1);
+	}
+}

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "../net/gro.h"
 #include "../net/pkt.h"
 #include "../log.h"
 #include "../stats.h"
@@ -982,6 +983,38 @@ static inline void port_inject(struct port *src, struct pkt *pkt)
 	if (port_host && port_host->inject)
 		port_host->inject(src, pkt);
 }
+
+/**
+ * struct port_sink - one burst's frames for one source port (a reader's
+ *		       own, or a tunnel's it carries), consecutive TCP
+ *		       segments joined (net/gro.h)
+ * @pkts:	where the frames are described (the next one at [@n])
+ * @out:	the frames handed on
+ * @flow:	the TCP frame being joined
+ * @gro_hdr:	joined frames' headers, by index
+ * @n:		frames in @out
+ * @open:	the index of the frame being joined, -1 if none
+ * @gro:	join TCP segments
+ * @ctr:	the source port's "joined" counter in its type[] (the next
+ *		one: "frames")
+ * @joined:	segments joined to the frame before
+ * @frames:	frames made of more than one
+ */
+struct port_sink {
+	struct pkt *pkts;
+	struct pkt **out;
+	struct gro_flow *flow;
+	uint8_t (*gro_hdr)[GRO_HDR_MAX];
+	unsigned int n;
+	int open;
+	bool gro;
+	unsigned int ctr;
+	unsigned int joined;
+	unsigned int frames;
+};
+
+void port_sink_take(struct port_sink *s, const uint8_t *l2);
+void port_sink_end(struct port_sink *s, struct port *p);
 
 /* port_forward() - see struct port_host; dropped without a host */
 static inline void port_forward(struct port *src, struct pkt *const *pkts,

@@ -643,89 +643,6 @@ static bool afxdp_rx_begin(struct port *p, uint32_t q, struct port_turn *turn)
 }
 
 /**
- * struct afxdp_sink - one burst's frames for one source port: the
- *		       port's own, or a carried tunnel's
- * @pkts:	where the frames are described (the next one at [@n])
- * @out:	the frames handed on
- * @flow:	the TCP frame being joined
- * @gro_hdr:	joined frames' headers, by index
- * @n:		frames in @out
- * @open:	the index of the frame being joined, -1 if none
- * @gro:	join TCP segments
- * @ctr:	the source port's "joined" counter in its type[] (the next
- *		one: "frames")
- * @joined:	segments joined to the frame before
- * @frames:	frames made of more than one
- */
-struct afxdp_sink {
-	struct pkt *pkts;
-	struct pkt **out;
-	struct gro_flow *flow;
-	uint8_t (*gro_hdr)[GRO_HDR_MAX];
-	unsigned int n;
-	int open;
-	bool gro;
-	unsigned int ctr;
-	unsigned int joined;
-	unsigned int frames;
-};
-
-/**
- * afxdp_take() - the frame described at @s->pkts[@s->n] into the burst,
- *		  or joined to the TCP frame before it
- * @s:		sink
- * @l2:		the frame's bytes (its Ethernet header first)
- *
- * Consecutive segments of one TCP flow join the frame before them
- * (net/gro.h): the guest gets TSO frames again.
- */
-static void afxdp_take(struct afxdp_sink *s, const uint8_t *l2)
-{
-	struct pkt *pkt = &s->pkts[s->n];
-
-	if (s->open >= 0 &&
-	    gro_join(s->flow, s->out[s->open], l2, pkt->len, &pkt->vnet)) {
-		s->joined++;
-		return;
-	}
-	if (s->open >= 0 && s->flow->segs > 1) {
-		gro_finish(s->flow, s->out[s->open], s->gro_hdr[s->open]);
-		s->frames++;
-	}
-	s->open = s->gro && gro_start(s->flow, l2, pkt->len, &pkt->vnet) ?
-		  (int)s->n : -1;
-	s->out[s->n++] = pkt;
-}
-
-/**
- * afxdp_sink_end() - the burst is read: finish the frame being joined,
- *		      count
- * @s:		sink
- * @p:		its source port
- */
-static void afxdp_sink_end(struct afxdp_sink *s, struct port *p)
-{
-	uint64_t bytes = 0;
-	unsigned int i;
-
-	if (s->open >= 0 && s->flow->segs > 1) {
-		gro_finish(s->flow, s->out[s->open], s->gro_hdr[s->open]);
-		s->frames++;
-	}
-	for (i = 0; i < s->n; i++)
-		bytes += s->out[i]->len;
-	if (s->joined) {
-		stats_add(&port_ctr(p)->type[s->ctr], s->joined);
-		stats_add(&port_ctr(p)->type[s->ctr + 1], s->frames);
-	}
-	if (s->n) {
-		stats_add(&port_ctr(p)->rx_packets, s->n);
-		stats_add(&port_ctr(p)->rx_bytes, bytes);
-		stats_add(&port_ctr(p)->polls, 1);
-	}
-}
-
-/**
  * afxdp_rx_burst() - up to @max frames of queue @q, in UMEM
  * @p:		port
  * @q:		queue
@@ -750,12 +667,12 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 	struct afxdp_q *aq = &x->q[q];
 	struct port_underlay *ul = __atomic_load_n(&x->ul, __ATOMIC_ACQUIRE);
 	struct pkt *upkts[PORT_BURST];
-	struct afxdp_sink own = {
+	struct port_sink own = {
 		.pkts = aq->pkts, .out = pkts, .flow = &aq->flow,
 		.gro_hdr = aq->gro_hdr, .open = -1, .gro = true,
 		.ctr = AX_C_GRO_JOINED,
 	};
-	struct afxdp_sink tun = {
+	struct port_sink tun = {
 		.pkts = aq->upkts, .out = upkts, .flow = &aq->uflow,
 		.gro_hdr = aq->ugro_hdr, .open = -1,
 	};
@@ -797,7 +714,7 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 
 			switch (ul->rx(ul->client, f, d->len, NULL, u)) {
 			case PORT_UL_FRAME:
-				afxdp_take(&tun, u->iov[0].iov_base);
+				port_sink_take(&tun, u->iov[0].iov_base);
 				continue;
 			case PORT_UL_TAKEN:
 				continue;
@@ -816,7 +733,7 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		pkt->iov[0].iov_base = f;
 		pkt->iov[0].iov_len = d->len;
 		memcpy(&pkt->eth, f, ETH_HLEN);
-		afxdp_take(&own, f);
+		port_sink_take(&own, f);
 	}
 	xsk_ring_cons__release(&aq->rx, r);
 	if (r < max)
@@ -826,9 +743,9 @@ static unsigned int afxdp_rx_burst(struct port *p, uint32_t q,
 		stats_add(&port_ctr(p)->drops[STATS_DROP_RUNT], bad);
 	if (notours)
 		stats_add(&port_ctr(p)->drops[STATS_DROP_PORT_DOWN], notours);
-	afxdp_sink_end(&own, p);
+	port_sink_end(&own, p);
 	if (ul) {
-		afxdp_sink_end(&tun, ul->client);
+		port_sink_end(&tun, ul->client);
 		if (tun.n)
 			port_forward(ul->client, upkts, tun.n);
 	}

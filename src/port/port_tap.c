@@ -255,7 +255,6 @@ static ssize_t tap_lend_read(struct port_reader *rd, const struct iovec *iov,
 			     int n);
 static unsigned int tap_lend_burst(struct port_reader *rd, struct pkt **pkts,
 				   unsigned int max, struct port_turn *turn);
-static uint32_t tap_ul_frame_max(const struct tap_priv *t);
 
 /**
  * tap_queue_new() - receive state for queue @idx on @fd
@@ -302,6 +301,37 @@ static void tap_queue_free(struct tap_queue *q)
 		return;
 	free(q->bufs);
 	free(q);
+}
+
+/**
+ * tap_ifreq() - an ioctl on the interface by name
+ * @t:		state
+ * @req:	SIOCGIFMTU, SIOCGIFHWADDR
+ * @ifr:	out: the answer
+ * Return: 0 or -errno
+ */
+static int tap_ifreq(const struct tap_priv *t, unsigned long req,
+		     struct ifreq *ifr)
+{
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (s < 0)
+		return -errno;
+	memset(ifr, 0, sizeof(*ifr));
+	memcpy(ifr->ifr_name, t->ifname, sizeof(ifr->ifr_name));
+	rc = ioctl(s, req, ifr) < 0 ? -errno : 0;
+	close(s);
+	return rc;
+}
+
+/* tap_ul_frame_max() - a carrier's largest frame: its MTU's */
+static uint32_t tap_ul_frame_max(const struct tap_priv *t)
+{
+	struct ifreq ifr;
+
+	if (tap_ifreq(t, SIOCGIFMTU, &ifr) < 0 || ifr.ifr_mtu <= 0)
+		return 1500 + ETH_HLEN;
+	return MIN((uint32_t)ifr.ifr_mtu + ETH_HLEN, (uint32_t)TAP_FRAME_MAX);
 }
 
 /**
@@ -882,39 +912,21 @@ static unsigned int tap_carry_burst(struct port *p, struct tap_priv *t,
 {
 	struct tap_carry *cs = t->carry;
 	struct pkt *inner[PORT_BURST];
-	unsigned int i, n, nin = 0, notours = 0, joined = 0, frames = 0;
-	uint64_t bytes = 0;
-	int open = -1;
+	struct port_sink tun = {
+		.pkts = cs->upkts, .out = inner, .flow = &cs->flow,
+		.gro_hdr = cs->gro_hdr, .open = -1, .gro = ul->gro,
+		.ctr = ul->gro_ctr,
+	};
+	unsigned int i, n, notours = 0;
 
 	n = tap_read_burst(p, t, q, pkts, MIN(max, q->nbufs), turn);
 	for (i = 0; i < n; i++) {
-		struct pkt *u = &cs->upkts[nin];
-		const uint8_t *f;
+		struct pkt *u = &cs->upkts[tun.n];
 
 		switch (ul->rx(ul->client, pkts[i]->iov[0].iov_base,
 			       pkts[i]->len, &pkts[i]->vnet, u)) {
 		case PORT_UL_FRAME:
-			/* A segment joins the frame before it; a frame the
-			 * kernel kept whole (GSO) neither joins nor is joined.
-			 */
-			f = u->iov[0].iov_base;
-			if (open >= 0 &&
-			    u->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
-			    gro_join(&cs->flow, inner[open], f, u->len,
-				     &u->vnet)) {
-				joined++;
-				break;
-			}
-			if (open >= 0 && cs->flow.segs > 1) {
-				gro_finish(&cs->flow, inner[open],
-					   cs->gro_hdr[open]);
-				frames++;
-			}
-			open = ul->gro &&
-			       u->vnet.gso_type == VIRTIO_NET_HDR_GSO_NONE &&
-			       gro_start(&cs->flow, f, u->len, &u->vnet) ?
-			       (int)nin : -1;
-			inner[nin++] = u;
+			port_sink_take(&tun, u->iov[0].iov_base);
 			break;
 		case PORT_UL_TAKEN:
 			break;
@@ -923,24 +935,11 @@ static unsigned int tap_carry_burst(struct port *p, struct tap_priv *t,
 			break;
 		}
 	}
-	if (open >= 0 && cs->flow.segs > 1) {
-		gro_finish(&cs->flow, inner[open], cs->gro_hdr[open]);
-		frames++;
-	}
 	if (notours)
 		stats_add(&port_ctr(p)->drops[STATS_DROP_PORT_DOWN], notours);
-	if (joined) {
-		stats_add(&port_ctr(ul->client)->type[ul->gro_ctr], joined);
-		stats_add(&port_ctr(ul->client)->type[ul->gro_ctr + 1], frames);
-	}
-	for (i = 0; i < nin; i++)
-		bytes += inner[i]->len;
-	if (nin) {
-		stats_add(&port_ctr(ul->client)->rx_packets, nin);
-		stats_add(&port_ctr(ul->client)->rx_bytes, bytes);
-		stats_add(&port_ctr(ul->client)->polls, 1);
-		port_forward(ul->client, inner, nin);
-	}
+	port_sink_end(&tun, ul->client);
+	if (tun.n)
+		port_forward(ul->client, inner, tun.n);
 	return 0;
 }
 
@@ -1076,37 +1075,6 @@ static unsigned int tap_xmit(struct port *p, struct pkt *const *pkts,
 	}
 	port_count_xmit(p, sent, bytes, drops);
 	return sent;
-}
-
-/**
- * tap_ifreq() - an ioctl on the interface by name
- * @t:		state
- * @req:	SIOCGIFMTU, SIOCGIFHWADDR
- * @ifr:	out: the answer
- * Return: 0 or -errno
- */
-static int tap_ifreq(const struct tap_priv *t, unsigned long req,
-		     struct ifreq *ifr)
-{
-	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
-
-	if (s < 0)
-		return -errno;
-	memset(ifr, 0, sizeof(*ifr));
-	memcpy(ifr->ifr_name, t->ifname, sizeof(ifr->ifr_name));
-	rc = ioctl(s, req, ifr) < 0 ? -errno : 0;
-	close(s);
-	return rc;
-}
-
-/* tap_ul_frame_max() - a carrier's largest frame: its MTU's */
-static uint32_t tap_ul_frame_max(const struct tap_priv *t)
-{
-	struct ifreq ifr;
-
-	if (tap_ifreq(t, SIOCGIFMTU, &ifr) < 0 || ifr.ifr_mtu <= 0)
-		return 1500 + ETH_HLEN;
-	return MIN((uint32_t)ifr.ifr_mtu + ETH_HLEN, (uint32_t)TAP_FRAME_MAX);
 }
 
 /**

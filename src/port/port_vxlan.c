@@ -1188,18 +1188,21 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 				   struct pkt **pkts, unsigned int max,
 				   struct port_turn *turn)
 {
-	unsigned int n = 0, drops[STATS_DROP_COUNT] = { 0 }, i;
-	unsigned int joined = 0, frames = 0, taken = 0;
+	unsigned int drops[STATS_DROP_COUNT] = { 0 }, i, taken = 0;
 	struct vxlan_priv *v = p->priv;
+	struct port_sink s = {
+		.pkts = v->pkts, .out = pkts, .flow = &v->flow,
+		.gro_hdr = v->gro_hdr, .open = -1, .gro = v->gro,
+		.ctr = VX_C_GRO_JOINED,
+	};
 	uint32_t now = vxlan_now();
 	bool fetched = false;
-	uint64_t bytes = 0;
-	int why, flow = -1;
 	unsigned int vt;
+	int why;
 
 	(void)q;
 	max = MIN(max, (unsigned int)PORT_BURST);
-	while (n < max) {
+	while (s.n < max) {
 		unsigned int slot;
 		struct mmsghdr *m;
 		size_t seg, len;
@@ -1210,7 +1213,7 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 			 * burst's frames are in; a second one only to let a
 			 * joining TCP frame grow.
 			 */
-			if (fetched && (v->rxq.drained || flow < 0 ||
+			if (fetched && (v->rxq.drained || s.open < 0 ||
 					!v->flow.open))
 				break;
 			if (!vxlan_fetch(p, v, fetched || taken ?
@@ -1240,7 +1243,7 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 		taken++;
 
 		why = vxlan_decap(p, v, buf, len, &v->src[slot],
-				  m->msg_hdr.msg_namelen, now, &v->pkts[n],
+				  m->msg_hdr.msg_namelen, now, &v->pkts[s.n],
 				  &vt, NULL);
 		if (why) {
 			drops[why]++;
@@ -1250,46 +1253,18 @@ static unsigned int vxlan_rx_burst(struct port *p, uint32_t q,
 		 * before them (net/gro.h): the switch and the guest get one
 		 * frame.
 		 */
-		if (flow >= 0 && gro_join(&v->flow, pkts[flow], buf + VXLAN_HLEN,
-					  v->pkts[n].len, &v->pkts[n].vnet)) {
-			joined++;
-			continue;
-		}
-		if (flow >= 0 && v->flow.segs > 1) {
-			gro_finish(&v->flow, pkts[flow], v->gro_hdr[flow]);
-			frames++;
-		}
-		flow = v->gro && gro_start(&v->flow, buf + VXLAN_HLEN,
-					   v->pkts[n].len, &v->pkts[n].vnet) ?
-		       (int)n : -1;
-		pkts[n] = &v->pkts[n];
-		n++;
+		port_sink_take(&s, buf + VXLAN_HLEN);
 	}
-	if (flow >= 0 && v->flow.segs > 1) {
-		gro_finish(&v->flow, pkts[flow], v->gro_hdr[flow]);
-		frames++;
-	}
+	port_sink_end(&s, p);
 	if (v->rxq.mi == v->rxq.got && v->rxq.drained)
 		turn->dry = true;	/* level-triggered: back if more */
-
-	if (joined) {
-		stats_add(vxlan_ctr(p, VX_C_GRO_JOINED), joined);
-		stats_add(vxlan_ctr(p, VX_C_GRO_FRAMES), frames);
-	}
-	for (i = 0; i < n; i++)
-		bytes += pkts[i]->len;
 	for (i = 0; i < STATS_DROP_COUNT; i++)
 		if (drops[i])
 			stats_add(&port_ctr(p)->drops[i], drops[i]);
-	if (n) {
-		stats_add(&port_ctr(p)->rx_packets, n);
-		stats_add(&port_ctr(p)->rx_bytes, bytes);
-		stats_add(&port_ctr(p)->polls, 1);
-	}
 	turn->done += taken;
-	if (!n && !taken)
+	if (!s.n && !taken)
 		turn->dry = true;
-	return n;
+	return s.n;
 }
 
 /**
