@@ -324,14 +324,22 @@ static int tap_ifreq(const struct tap_priv *t, unsigned long req,
 	return rc;
 }
 
-/* tap_ul_frame_max() - a carrier's largest frame: its MTU's */
-static uint32_t tap_ul_frame_max(const struct tap_priv *t)
+/* tap_mtu() - the interface's MTU, 0 if it cannot be read */
+static uint32_t tap_mtu(const struct tap_priv *t)
 {
 	struct ifreq ifr;
 
 	if (tap_ifreq(t, SIOCGIFMTU, &ifr) < 0 || ifr.ifr_mtu <= 0)
-		return 1500 + ETH_HLEN;
-	return MIN((uint32_t)ifr.ifr_mtu + ETH_HLEN, (uint32_t)TAP_FRAME_MAX);
+		return 0;
+	return (uint32_t)ifr.ifr_mtu;
+}
+
+/* tap_ul_frame_max() - a carrier's largest frame: its MTU's */
+static uint32_t tap_ul_frame_max(const struct tap_priv *t)
+{
+	uint32_t mtu = tap_mtu(t);
+
+	return MIN((mtu ? mtu : 1500) + ETH_HLEN, (uint32_t)TAP_FRAME_MAX);
 }
 
 /**
@@ -346,21 +354,11 @@ static uint32_t tap_ul_frame_max(const struct tap_priv *t)
  */
 static uint32_t tap_frame_max(const struct tap_priv *t)
 {
-	struct ifreq ifr;
-	int s, rc;
+	uint32_t mtu = t->src_feat ? 0 : tap_mtu(t);
 
-	if (t->src_feat)
+	if (!mtu)
 		return TAP_FRAME_MAX;
-	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return TAP_FRAME_MAX;
-	memset(&ifr, 0, sizeof(ifr));
-	memcpy(ifr.ifr_name, t->ifname, sizeof(ifr.ifr_name));
-	rc = ioctl(s, SIOCGIFMTU, &ifr);
-	close(s);
-	if (rc < 0 || ifr.ifr_mtu <= 0)
-		return TAP_FRAME_MAX;
-	return MIN((uint32_t)ifr.ifr_mtu + ETH_HLEN + 4, (uint32_t)TAP_FRAME_MAX);
+	return MIN(mtu + ETH_HLEN + 4, (uint32_t)TAP_FRAME_MAX);
 }
 
 /**
